@@ -1,0 +1,211 @@
+-- Who the caller is, read from the JWT claims that each request sets transaction-locally.
+-- Security definer so the lookups below see membership and key rows whatever the caller's
+-- policies say; search_path is pinned so no caller-created object can stand in.
+
+create or replace function app.is_agent() returns boolean
+language sql stable
+as $$
+  select coalesce(auth.jwt() ->> 'org_role' = 'agent', false)
+$$;
+
+-- The organization the caller acts in, or null. A person's JWT names it, but membership is
+-- re-checked here so that removing a member takes effect on their next request; an agent's key
+-- must still be active.
+create or replace function app.current_org_id() returns uuid
+language sql stable security definer set search_path = ''
+as $$
+  select case
+    when auth.jwt() ->> 'org_role' = 'agent' then (
+      select k.organization_id from public.agent_api_keys k
+       where k.id = auth.uid()
+         and k.organization_id = nullif(auth.jwt() ->> 'organization_id', '')::uuid
+         and k.is_active)
+    else (
+      select m.organization_id from public.organization_members m
+       where m.user_id = auth.uid()
+         and m.organization_id = coalesce(
+               nullif(auth.jwt() -> 'app_metadata' ->> 'organization_id', ''),
+               nullif(auth.jwt() -> 'app_metadata' ->> 'org_id', ''))::uuid)
+  end
+$$;
+
+-- owner | admin | member for people (from membership, not from the token), agent for agents.
+create or replace function app.org_role() returns text
+language sql stable security definer set search_path = ''
+as $$
+  select case
+    when app.current_org_id() is null then null
+    when app.is_agent() then 'agent'
+    else (select m.role from public.organization_members m
+           where m.user_id = auth.uid() and m.organization_id = app.current_org_id())
+  end
+$$;
+
+create or replace function app.agent_scopes() returns text[]
+language sql stable
+as $$
+  select case when app.is_agent() and jsonb_typeof(auth.jwt() -> 'agent_scopes') = 'array'
+    then array(select jsonb_array_elements_text(auth.jwt() -> 'agent_scopes'))
+    else '{}'::text[] end
+$$;
+
+-- admin implies write, write implies read.
+create or replace function app.has_scope(required text) returns boolean
+language sql stable
+as $$
+  select case required
+    when 'read' then app.agent_scopes() && array['read', 'write', 'admin']
+    when 'write' then app.agent_scopes() && array['write', 'admin']
+    when 'admin' then 'admin' = any (app.agent_scopes())
+    else false end
+$$;
+
+create or replace function app.can_read() returns boolean
+language sql stable
+as $$
+  select case coalesce(app.org_role(), '') when 'agent' then app.has_scope('read') when '' then false else true end
+$$;
+
+create or replace function app.can_write() returns boolean
+language sql stable
+as $$
+  select case coalesce(app.org_role(), '') when 'agent' then app.has_scope('write') when '' then false else true end
+$$;
+
+-- Deletes: owners and admins, agents with admin scope; members only where the table allows it.
+create or replace function app.can_delete(members_may boolean default false) returns boolean
+language sql stable
+as $$
+  select case app.org_role()
+    when 'owner' then true
+    when 'admin' then true
+    when 'member' then members_may
+    when 'agent' then app.has_scope('admin')
+    else false end
+$$;
+
+-- People who manage the organization itself (members, keys, settings).
+create or replace function app.is_org_admin() returns boolean
+language sql stable
+as $$
+  select coalesce(app.org_role() in ('owner', 'admin'), false)
+$$;
+
+-- Every organization the caller belongs to (people may belong to several; agents to one).
+create or replace function app.member_org_ids() returns setof uuid
+language sql stable security definer set search_path = ''
+as $$
+  select m.organization_id from public.organization_members m
+   where m.user_id = auth.uid() and not app.is_agent()
+  union
+  select app.current_org_id() where app.current_org_id() is not null
+$$;
+
+-- The standard tenant policies: see and change only the current organization's rows, writes
+-- gated by role and agent scope. Later migrations call this for each new tenant table.
+create or replace function app.apply_tenant_policies(tbl regclass, members_may_delete boolean default false)
+returns void
+language plpgsql
+as $$
+begin
+  execute format('alter table %s enable row level security', tbl);
+  execute format('grant select, insert, update, delete on %s to authenticated', tbl);
+  execute format('grant all on %s to service_role', tbl);
+  execute format($p$create policy tenant_select on %s for select to authenticated
+    using (organization_id = (select app.current_org_id()) and (select app.can_read()))$p$, tbl);
+  execute format($p$create policy tenant_insert on %s for insert to authenticated
+    with check (organization_id = (select app.current_org_id()) and (select app.can_write()))$p$, tbl);
+  execute format($p$create policy tenant_update on %s for update to authenticated
+    using (organization_id = (select app.current_org_id()) and (select app.can_write()))
+    with check (organization_id = (select app.current_org_id()))$p$, tbl);
+  execute format($p$create policy tenant_delete on %s for delete to authenticated
+    using (organization_id = (select app.current_org_id()) and (select app.can_delete(%L)))$p$,
+    tbl, members_may_delete);
+end $$;
+
+-- plans: public price list.
+alter table public.plans enable row level security;
+grant select on public.plans to anon, authenticated, service_role;
+create policy plans_read on public.plans for select to anon, authenticated using (true);
+
+-- organizations: created through organization-create (service path); renamed by owner/admin;
+-- the plan changes only through the operator path; deleted by the owner only.
+alter table public.organizations enable row level security;
+grant select on public.organizations to authenticated;
+grant update (name) on public.organizations to authenticated;
+grant delete on public.organizations to authenticated;
+grant all on public.organizations to service_role;
+create policy organizations_select on public.organizations for select to authenticated
+  using (id in (select app.member_org_ids()));
+create policy organizations_update on public.organizations for update to authenticated
+  using (id = (select app.current_org_id()) and (select app.is_org_admin()))
+  with check (id = (select app.current_org_id()));
+create policy organizations_delete on public.organizations for delete to authenticated
+  using (id = (select app.current_org_id()) and (select app.org_role()) = 'owner');
+
+-- organization_members: members see the current organization's roster and their own
+-- memberships elsewhere; owners and admins manage it.
+alter table public.organization_members enable row level security;
+grant select, insert, delete on public.organization_members to authenticated;
+grant update (role) on public.organization_members to authenticated;
+grant all on public.organization_members to service_role;
+create policy members_select on public.organization_members for select to authenticated
+  using (organization_id = (select app.current_org_id()) or (user_id = auth.uid() and not app.is_agent()));
+create policy members_insert on public.organization_members for insert to authenticated
+  with check (organization_id = (select app.current_org_id()) and (select app.is_org_admin()));
+create policy members_update on public.organization_members for update to authenticated
+  using (organization_id = (select app.current_org_id()) and (select app.is_org_admin()))
+  with check (organization_id = (select app.current_org_id()));
+create policy members_delete on public.organization_members for delete to authenticated
+  using (organization_id = (select app.current_org_id()) and (select app.is_org_admin()));
+
+-- Only an owner may make or unmake owners, and an organization never loses its last owner.
+-- Runs as the invoker so it can tell a signed-in caller from the service path.
+create or replace function app.guard_owners() returns trigger
+language plpgsql
+as $$
+declare
+  acting_as_user boolean := current_user = 'authenticated';
+begin
+  if acting_as_user and (
+       (tg_op in ('INSERT', 'UPDATE') and new.role = 'owner')
+    or (tg_op in ('UPDATE', 'DELETE') and old.role = 'owner'))
+     and app.org_role() is distinct from 'owner' then
+    raise exception 'only an owner may add, change or remove an owner'
+      using errcode = '42501';
+  end if;
+  if tg_op in ('UPDATE', 'DELETE') and old.role = 'owner'
+     and (tg_op = 'DELETE' or new.role <> 'owner')
+     and exists (select 1 from public.organizations o where o.id = old.organization_id)
+     and not exists (select 1 from public.organization_members m
+                      where m.organization_id = old.organization_id and m.role = 'owner'
+                        and m.user_id <> old.user_id) then
+    raise exception 'an organization must keep at least one owner'
+      using errcode = 'P0001', hint = 'last_owner';
+  end if;
+  return coalesce(new, old);
+end $$;
+create trigger organization_members_guard_owners
+  before insert or update or delete on public.organization_members
+  for each row execute function app.guard_owners();
+
+-- agent_api_keys: owners and admins see their organization's keys (never the hash) and may
+-- rename or revoke them; keys are created by the agent functions (service path).
+alter table public.agent_api_keys enable row level security;
+grant select (organization_id, id, name, key_prefix, scopes, agent_platform, expires_at, is_active,
+              last_used_at, created_by, created_at, updated_at)
+  on public.agent_api_keys to authenticated;
+grant update (name, is_active) on public.agent_api_keys to authenticated;
+grant all on public.agent_api_keys to service_role;
+create policy agent_keys_select on public.agent_api_keys for select to authenticated
+  using (organization_id = (select app.current_org_id()) and (select app.is_org_admin()));
+create policy agent_keys_update on public.agent_api_keys for update to authenticated
+  using (organization_id = (select app.current_org_id()) and (select app.is_org_admin()))
+  with check (organization_id = (select app.current_org_id()));
+
+-- agent_auth_attempts: written by the service; owners and admins read their organization's.
+alter table public.agent_auth_attempts enable row level security;
+grant select on public.agent_auth_attempts to authenticated;
+grant all on public.agent_auth_attempts to service_role;
+create policy agent_auth_attempts_select on public.agent_auth_attempts for select to authenticated
+  using (organization_id = (select app.current_org_id()) and (select app.is_org_admin()));

@@ -1,0 +1,90 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+// The only reader of process.env. Everything else receives a Config.
+const int = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
+
+const schema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(54321),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z.string().url().optional(),
+  DATABASE_POOL_SIZE: int(10),
+  PUBLIC_URL: z.string().url().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Signing key given by configuration (PEM PKCS#8 or a private JWK as JSON) instead of the data dir.
+  JWT_PRIVATE_KEY: z.string().min(1).optional(),
+  JWT_EXPIRY_SECONDS: int(3600),
+  REFRESH_TOKEN_REUSE_INTERVAL_SECONDS: int(10),
+  BCRYPT_COST: z.coerce.number().int().min(10).max(15).default(10),
+  // Brute-force guards on password login.
+  LOGIN_MAX_PER_IP: int(60),
+  LOGIN_IP_WINDOW_SECONDS: int(300),
+  LOGIN_MAX_FAILURES_PER_EMAIL: int(10),
+  LOGIN_EMAIL_WINDOW_SECONDS: int(900),
+  SIGNUP_MAX_PER_IP: int(30),
+  SIGNUP_IP_WINDOW_SECONDS: int(3600),
+  BODY_LIMIT_BYTES: int(1024 * 1024),
+  SHUTDOWN_TIMEOUT_MS: int(10_000),
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  /** Unset means: derive from the address the server actually listens on. */
+  publicUrl: string | undefined;
+  logLevel: z.infer<typeof schema>['LOG_LEVEL'];
+  jwtPrivateKey: string | undefined;
+  jwtExpirySeconds: number;
+  refreshTokenReuseIntervalSeconds: number;
+  bcryptCost: number;
+  login: { maxPerIp: number; ipWindowSeconds: number; maxFailuresPerEmail: number; emailWindowSeconds: number };
+  signup: { maxPerIp: number; ipWindowSeconds: number };
+  bodyLimitBytes: number;
+  shutdownTimeoutMs: number;
+};
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // Empty strings in the environment mean "unset", as shells and .env files tend to produce them.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
+    logLevel: e.LOG_LEVEL,
+    jwtPrivateKey: e.JWT_PRIVATE_KEY,
+    jwtExpirySeconds: e.JWT_EXPIRY_SECONDS,
+    refreshTokenReuseIntervalSeconds: e.REFRESH_TOKEN_REUSE_INTERVAL_SECONDS,
+    bcryptCost: e.BCRYPT_COST,
+    login: {
+      maxPerIp: e.LOGIN_MAX_PER_IP,
+      ipWindowSeconds: e.LOGIN_IP_WINDOW_SECONDS,
+      maxFailuresPerEmail: e.LOGIN_MAX_FAILURES_PER_EMAIL,
+      emailWindowSeconds: e.LOGIN_EMAIL_WINDOW_SECONDS,
+    },
+    signup: { maxPerIp: e.SIGNUP_MAX_PER_IP, ipWindowSeconds: e.SIGNUP_IP_WINDOW_SECONDS },
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+  };
+}
+
+/** The base address clients are told about: PUBLIC_URL, else the address the server listens on. */
+export function resolvePublicUrl(config: Config, port: number): string {
+  if (config.publicUrl) return config.publicUrl;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}

@@ -1,0 +1,54 @@
+// One interface over node-postgres and PGlite. Callers never see which engine runs underneath.
+
+export type Row = Record<string, unknown>;
+
+export interface Queryable {
+  query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+}
+
+/** A single connection that can also run a multi-statement script (migrations). */
+export interface Connection extends Queryable {
+  exec(script: string): Promise<void>;
+}
+
+/**
+ * Who a request acts for. `claims` is the verified JWT payload; it becomes `request.jwt.claims`
+ * inside the transaction so that row-level security sees exactly what PostgREST would give it.
+ */
+export type Principal =
+  | { kind: 'user'; userId: string; claims: Record<string, unknown> }
+  | { kind: 'agent'; keyId: string; claims: Record<string, unknown> }
+  | { kind: 'anon'; claims: Record<string, unknown> };
+
+export interface Database {
+  readonly engine: 'postgres' | 'pglite';
+  /** One statement outside any role switch: owner privileges. For internal machinery only. */
+  query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** A transaction with owner privileges (auth internals, migrations, jobs). */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * A transaction as the caller: role `authenticated` (or `anon`) and the caller's claims set
+   * transaction-locally, so every statement inside is subject to row-level security.
+   */
+  asPrincipal<T>(principal: Principal, fn: (tx: Queryable) => Promise<T>, opts?: { readOnly?: boolean }): Promise<T>;
+  /** A transaction as `service_role` (bypasses RLS): operators and internal jobs only. */
+  asService<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Runs fn on one connection holding a cluster-wide advisory lock (migrations). */
+  withAdvisoryLock<T>(key: string, fn: (conn: Connection) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** The role and claims a principal runs under, as PostgREST derives them from the JWT. */
+export function roleOf(principal: Principal): 'authenticated' | 'anon' {
+  return principal.kind === 'anon' ? 'anon' : 'authenticated';
+}
+
+// PostgREST sets these in one statement; transaction-local so a pooled connection never keeps them.
+export const SET_CLAIMS_SQL =
+  "select set_config('role', $1, true), set_config('request.jwt.claims', $2, true), set_config('request.jwt.claim.sub', $3, true)";
+
+export function claimsParams(role: string, claims: Record<string, unknown>): unknown[] {
+  return [role, JSON.stringify(claims), typeof claims.sub === 'string' ? claims.sub : ''];
+}
+
+export const SERVICE_CLAIMS = { role: 'service_role' } as const;

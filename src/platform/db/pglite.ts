@@ -1,0 +1,55 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import {
+  type Connection,
+  claimsParams,
+  type Database,
+  type Queryable,
+  type Row,
+  roleOf,
+  SERVICE_CLAIMS,
+  SET_CLAIMS_SQL,
+} from './database.ts';
+
+const wrap = (q: PGlite | Transaction): Connection => ({
+  async query<T extends Row>(sql: string, params?: unknown[]) {
+    return (await q.query<T>(sql, params)).rows;
+  },
+  async exec(script: string) {
+    await q.exec(script);
+  },
+});
+
+/**
+ * The embedded engine: real Postgres compiled to WASM, in this process. `dataDir` undefined means
+ * in memory (tests). PGlite has one connection, so transactions are serialized by PGlite itself.
+ */
+export async function openPglite(
+  dataDir: string | undefined,
+  template?: Blob,
+): Promise<Database & { snapshot(): Promise<Blob> }> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const db = await PGlite.create({ dataDir, loadDataDir: template });
+
+  function inTransaction<T>(prelude: [string, unknown[]] | null, readOnly: boolean, fn: (tx: Queryable) => Promise<T>) {
+    return db.transaction(async (tx) => {
+      if (readOnly) await tx.query('set transaction read only');
+      if (prelude) await tx.query(prelude[0], prelude[1]);
+      return fn(wrap(tx));
+    });
+  }
+
+  return {
+    engine: 'pglite',
+    query: (sql, params) => wrap(db).query(sql, params),
+    transaction: (fn) => inTransaction(null, false, fn),
+    asPrincipal: (principal, fn, opts) =>
+      inTransaction([SET_CLAIMS_SQL, claimsParams(roleOf(principal), principal.claims)], opts?.readOnly ?? false, fn),
+    asService: (fn) => inTransaction([SET_CLAIMS_SQL, claimsParams('service_role', SERVICE_CLAIMS)], false, fn),
+    // One process owns a PGlite data dir, so there is nobody to lock against.
+    withAdvisoryLock: (_key, fn) => fn(wrap(db)),
+    close: () => db.close(),
+    // A copy of a migrated database lets tests start many instances without migrating each.
+    snapshot: () => db.dumpDataDir('none'),
+  };
+}
