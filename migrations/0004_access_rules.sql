@@ -101,6 +101,21 @@ as $$
   select app.current_org_id() where app.current_org_id() is not null
 $$;
 
+-- Emails of the current organization's members (auth.users itself stays private).
+create or replace function app.member_directory() returns table (user_id uuid, email text)
+language sql stable security definer set search_path = ''
+as $$
+  select m.user_id, u.email from public.organization_members m join auth.users u on u.id = m.user_id
+   where m.organization_id = app.current_org_id()
+$$;
+
+-- An account's id by email, for owners and admins adding members; null for anyone else.
+create or replace function app.find_user_id(lookup_email text) returns uuid
+language sql stable security definer set search_path = ''
+as $$
+  select u.id from auth.users u where u.email = lower(btrim(lookup_email)) and app.is_org_admin()
+$$;
+
 -- The standard tenant policies: see and change only the current organization's rows, writes
 -- gated by role and agent scope. Later migrations call this for each new tenant table.
 create or replace function app.apply_tenant_policies(tbl regclass, members_may_delete boolean default false)
@@ -181,7 +196,7 @@ begin
                       where m.organization_id = old.organization_id and m.role = 'owner'
                         and m.user_id <> old.user_id) then
     raise exception 'an organization must keep at least one owner'
-      using errcode = 'P0001', hint = 'last_owner';
+      using errcode = 'SV409', hint = 'last_owner';
   end if;
   return coalesce(new, old);
 end $$;

@@ -18,7 +18,8 @@ export interface Connection extends Queryable {
 export type Principal =
   | { kind: 'user'; userId: string; claims: Record<string, unknown> }
   | { kind: 'agent'; keyId: string; claims: Record<string, unknown> }
-  | { kind: 'anon'; claims: Record<string, unknown> };
+  | { kind: 'anon'; claims: Record<string, unknown> }
+  | { kind: 'service'; claims: Record<string, unknown> };
 
 export interface Database {
   readonly engine: 'postgres' | 'pglite';
@@ -31,15 +32,14 @@ export interface Database {
    * transaction-locally, so every statement inside is subject to row-level security.
    */
   asPrincipal<T>(principal: Principal, fn: (tx: Queryable) => Promise<T>, opts?: { readOnly?: boolean }): Promise<T>;
-  /** A transaction as `service_role` (bypasses RLS): operators and internal jobs only. */
-  asService<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Runs fn on one connection holding a cluster-wide advisory lock (migrations). */
   withAdvisoryLock<T>(key: string, fn: (conn: Connection) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
 /** The role and claims a principal runs under, as PostgREST derives them from the JWT. */
-export function roleOf(principal: Principal): 'authenticated' | 'anon' {
+export function roleOf(principal: Principal): 'authenticated' | 'anon' | 'service_role' {
+  if (principal.kind === 'service') return 'service_role';
   return principal.kind === 'anon' ? 'anon' : 'authenticated';
 }
 
@@ -51,4 +51,4 @@ export function claimsParams(role: string, claims: Record<string, unknown>): unk
   return [role, JSON.stringify(claims), typeof claims.sub === 'string' ? claims.sub : ''];
 }
 
-export const SERVICE_CLAIMS = { role: 'service_role' } as const;
+export const SERVICE: Principal = { kind: 'service', claims: { role: 'service_role' } };

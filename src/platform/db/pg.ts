@@ -7,7 +7,6 @@ import {
   type Queryable,
   type Row,
   roleOf,
-  SERVICE_CLAIMS,
   SET_CLAIMS_SQL,
 } from './database.ts';
 import { advisoryKey } from './lock-key.ts';
@@ -58,7 +57,6 @@ export function openPostgres(url: string, poolSize: number): Database {
         [SET_CLAIMS_SQL, claimsParams(roleOf(principal), principal.claims)],
         fn,
       ),
-    asService: (fn) => inTransaction('begin', [SET_CLAIMS_SQL, claimsParams('service_role', SERVICE_CLAIMS)], fn),
     async withAdvisoryLock(key, fn) {
       const client = await pool.connect();
       try {

@@ -7,7 +7,6 @@ import {
   type Queryable,
   type Row,
   roleOf,
-  SERVICE_CLAIMS,
   SET_CLAIMS_SQL,
 } from './database.ts';
 
@@ -45,8 +44,6 @@ export async function openPglite(
     transaction: (fn) => inTransaction(null, false, fn),
     asPrincipal: (principal, fn, opts) =>
       inTransaction([SET_CLAIMS_SQL, claimsParams(roleOf(principal), principal.claims)], opts?.readOnly ?? false, fn),
-    asService: (fn) => inTransaction([SET_CLAIMS_SQL, claimsParams('service_role', SERVICE_CLAIMS)], false, fn),
-    // One process owns a PGlite data dir, so there is nobody to lock against.
     withAdvisoryLock: (_key, fn) => fn(wrap(db)),
     close: () => db.close(),
     // A copy of a migrated database lets tests start many instances without migrating each.

@@ -1,0 +1,81 @@
+import { cors } from 'hono/cors';
+import { bodyLimit } from 'hono/body-limit';
+import { authRoutes } from './auth/routes.ts';
+import { functionRoutes } from './functions/routes.ts';
+import { AppError, errorBody, toAppError } from './platform/errors.ts';
+import { newRouter } from './platform/http/openapi.ts';
+import { requestContext } from './platform/http/request-context.ts';
+import type { Services } from './services.ts';
+
+const CORS_ALLOW_HEADERS = [
+  'authorization',
+  'apikey',
+  'content-type',
+  'x-client-info',
+  'x-supabase-api-version',
+  'x-request-id',
+  'prefer',
+  'range',
+  'accept-profile',
+  'content-profile',
+  'mcp-protocol-version',
+  'mcp-session-id',
+];
+const CORS_EXPOSE_HEADERS = ['Content-Range', 'X-Supabase-Api-Version', 'X-Request-Id', 'Retry-After', 'Location'];
+
+/** The whole HTTP surface: middleware order, route mounting, and the one error mapper. */
+export function buildApp(s: Services) {
+  const app = newRouter();
+  app.use('*', requestContext(s.log));
+  app.use(
+    '*',
+    cors({
+      origin: '*',
+      allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      allowHeaders: CORS_ALLOW_HEADERS,
+      exposeHeaders: CORS_EXPOSE_HEADERS,
+      maxAge: 86400,
+    }),
+  );
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: s.config.bodyLimitBytes,
+      onError: () => {
+        throw new AppError(413, 'payload_too_large', `The request body is larger than ${s.config.bodyLimitBytes} bytes`);
+      },
+    }),
+  );
+
+  app.get('/health', async (c) => {
+    try {
+      await s.db.query('select 1');
+      return c.json({ status: 'ok', database: s.db.engine }, 200);
+    } catch {
+      return c.json({ error: 'unavailable', message: 'The database does not answer', details: {} }, 503);
+    }
+  });
+  app.route('/auth/v1', authRoutes(s));
+  app.route('/functions/v1', functionRoutes(s));
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'svc: business operations service',
+      version: '1.0.0',
+      description: 'Identity provider (/auth/v1) and edge functions (/functions/v1).',
+    },
+    servers: [{ url: s.publicUrl }],
+  });
+
+  app.notFound((c) => c.json(errorBody(new AppError(404, 'not_found', `No route for ${c.req.method} ${c.req.path}`)), 404));
+  app.onError((err, c) => {
+    const e = toAppError(err);
+    if (e.status >= 500) c.get('log')?.error({ err }, 'request failed');
+    for (const [k, v] of Object.entries(e.headers)) c.header(k, v);
+    const body: Record<string, unknown> = errorBody(e);
+    // @supabase/auth-js reads GoTrue's fields: code (API version 2024-01-01), error_code, msg.
+    if (c.req.path.startsWith('/auth/v1')) Object.assign(body, { code: e.code, error_code: e.code, msg: e.message });
+    return c.json(body, e.status as 400);
+  });
+  return app;
+}

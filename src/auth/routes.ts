@@ -1,0 +1,22 @@
+import { requireApiKey } from '../platform/http/authenticate.ts';
+import { newRouter } from '../platform/http/openapi.ts';
+import type { Services } from '../services.ts';
+import { logoutRoutes } from './logout.ts';
+import { metaRoutes } from './meta.ts';
+import { signupRoutes } from './signup.ts';
+import { tokenRoutes } from './token.ts';
+import { userRoutes } from './user.ts';
+
+/** /auth/v1: a GoTrue-compatible identity provider for @supabase/auth-js. */
+export function authRoutes(s: Services) {
+  const app = newRouter();
+  app.use('*', async (c, next) => {
+    await next();
+    c.header('X-Supabase-Api-Version', '2024-01-01');
+  });
+  // Public keys are public: anyone verifying our tokens may fetch them without an API key.
+  const guard = requireApiKey(s.tokens);
+  app.use('*', async (c, next) => (c.req.path.endsWith('/.well-known/jwks.json') ? next() : guard(c, next)));
+  for (const r of [signupRoutes(s), tokenRoutes(s), userRoutes(s), logoutRoutes(s), metaRoutes(s)]) app.route('/', r);
+  return app;
+}

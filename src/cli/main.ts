@@ -1,0 +1,69 @@
+import { loadSigningKeys } from '../auth/signing-keys.ts';
+import { ConfigError, loadConfig, resolvePublicUrl } from '../config.ts';
+import { startService } from '../main.ts';
+import { migrate } from '../platform/db/migrate.ts';
+import { openDatabase } from '../platform/db/open.ts';
+import { setPlanCommand } from './org-set-plan.ts';
+
+const USAGE = `usage: svc <command>
+
+  start                         run the service (default)
+  migrate                       apply pending database migrations
+  keys                          print {"url","anon_key","service_role_key"} as one JSON line
+  org set-plan <org_id> <plan>  move an organization to free | starter | growth | scale
+
+Configuration comes from the environment: see README.md.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command = 'start', ...rest] = argv;
+  const config = loadConfig();
+  switch (command) {
+    case 'start': {
+      const service = await startService(config);
+      const { anonKey } = service.services.keys;
+      process.stdout.write(`svc listening on ${service.url}\nanon key: ${anonKey}\n`);
+      const stop = async () => {
+        await service.close();
+        process.exit(0);
+      };
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+      return -1; // keep running
+    }
+    case 'migrate': {
+      const db = await openDatabase(config);
+      try {
+        const applied = await migrate(db);
+        process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'nothing to apply\n');
+      } finally {
+        await db.close();
+      }
+      return 0;
+    }
+    case 'keys': {
+      const keys = await loadSigningKeys(config.dataDir, config.jwtPrivateKey);
+      const url = resolvePublicUrl(config, config.port);
+      process.stdout.write(`${JSON.stringify({ url, anon_key: keys.anonKey, service_role_key: keys.serviceRoleKey })}\n`);
+      return 0;
+    }
+    case 'org':
+      if (rest[0] === 'set-plan' && rest[1] && rest[2]) return setPlanCommand(config, rest[1], rest[2]);
+      break;
+    case 'help':
+    case '--help':
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+  }
+  process.stderr.write(`${USAGE}\n`);
+  return 2;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`svc: ${err instanceof ConfigError ? err.message : (err as Error).message}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,47 @@
+import { loadSigningKeys } from '../auth/signing-keys.ts';
+import { type Config, resolvePublicUrl } from '../config.ts';
+import { setPlan } from '../domain/organizations.ts';
+import { SERVICE } from '../platform/db/database.ts';
+import { migrate } from '../platform/db/migrate.ts';
+import { openDatabase } from '../platform/db/open.ts';
+import { AppError } from '../platform/errors.ts';
+
+/**
+ * Asks the running service (organization-plan, with the service-role key), so the embedded
+ * database is never opened by two processes; only when nothing listens does it open the database.
+ */
+export async function setPlanCommand(config: Config, organizationId: string, plan: string): Promise<number> {
+  const keys = await loadSigningKeys(config.dataDir, config.jwtPrivateKey);
+  const url = `${resolvePublicUrl(config, config.port)}/functions/v1/organization-plan`;
+  let result: unknown;
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${keys.serviceRoleKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ organization_id: organizationId, plan }),
+    });
+    result = await res.json();
+    if (!res.ok) {
+      process.stderr.write(`${JSON.stringify(result)}\n`);
+      return 1;
+    }
+  } catch (err) {
+    if (!isConnectionRefused(err)) throw err;
+    const db = await openDatabase(config);
+    try {
+      await migrate(db);
+      result = await db.asPrincipal(SERVICE, (tx) => setPlan(tx, organizationId, plan));
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      process.stderr.write(`${JSON.stringify({ error: e.code, message: e.message, details: e.details })}\n`);
+      return 1;
+    } finally {
+      await db.close();
+    }
+  }
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  return 0;
+}
+
+const isConnectionRefused = (err: unknown) =>
+  (err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';

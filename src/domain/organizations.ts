@@ -1,0 +1,127 @@
+import type { Database, Principal, Queryable } from '../platform/db/database.ts';
+import { AppError, notFound } from '../platform/errors.ts';
+
+export type Organization = { id: string; name: string; plan: string; created_at: Date; updated_at: Date };
+export type OrgRole = 'owner' | 'admin' | 'member';
+
+const ORG_COLUMNS = 'id, name, plan, created_at, updated_at';
+
+/**
+ * A new organization on the free plan with `ownerUserId` as its owner. Runs with owner privileges
+ * inside the caller's transaction: nobody can insert organizations through row-level security.
+ */
+export async function createOrganization(tx: Queryable, input: { name: string; ownerUserId: string }) {
+  const [org] = await tx.query<Organization>(
+    `insert into public.organizations (name, created_by) values ($1, $2) returning ${ORG_COLUMNS}`,
+    [input.name.trim(), input.ownerUserId],
+  );
+  const created = org as Organization;
+  await tx.query(`insert into public.organization_members (organization_id, user_id, role) values ($1, $2, 'owner')`, [
+    created.id,
+    input.ownerUserId,
+  ]);
+  return created;
+}
+
+export type Member = { user_id: string; email: string; role: OrgRole; created_at: Date };
+
+export async function listMembers(db: Database, principal: Principal, page: { limit: number; offset: number }) {
+  return db.asPrincipal(
+    principal,
+    async (tx) => {
+      await requireCurrentOrg(tx);
+      const [count] = await tx.query<{ n: number }>(
+        'select count(*)::int as n from public.organization_members where organization_id = app.current_org_id()',
+      );
+      const members = await tx.query<Member>(
+        `select m.user_id, d.email, m.role, m.created_at
+           from public.organization_members m
+           join app.member_directory() d on d.user_id = m.user_id
+          where m.organization_id = app.current_org_id()
+          order by m.created_at, m.user_id
+          limit $1 offset $2`,
+        [page.limit, page.offset],
+      );
+      return { members, total: count?.n ?? 0 };
+    },
+    { readOnly: true },
+  );
+}
+
+/** Adds an existing account by email. Row-level security decides who may (owners and admins). */
+export async function addMember(db: Database, principal: Principal, input: { email: string; role: OrgRole }) {
+  return db.asPrincipal(principal, async (tx) => {
+    await requireCurrentOrg(tx);
+    const [found] = await tx.query<{ id: string | null }>('select app.find_user_id($1) as id', [input.email]);
+    if (!found?.id) {
+      if (!(await isOrgAdmin(tx))) throw new AppError(403, 'forbidden', 'Only owners and admins may add members');
+      throw new AppError(404, 'not_found', 'No account with that email; the person must sign up first');
+    }
+    const [member] = await tx.query<Member>(
+      `insert into public.organization_members (organization_id, user_id, role)
+       values (app.current_org_id(), $1, $2)
+       returning user_id, $3::text as email, role, created_at`,
+      [found.id, input.role, input.email.trim().toLowerCase()],
+    );
+    return member as Member;
+  });
+}
+
+export async function removeMember(db: Database, principal: Principal, userId: string) {
+  await db.asPrincipal(principal, async (tx) => {
+    await requireCurrentOrg(tx);
+    if (!(await isOrgAdmin(tx))) throw new AppError(403, 'forbidden', 'Only owners and admins may remove members');
+    const removed = await tx.query(
+      'delete from public.organization_members where organization_id = app.current_org_id() and user_id = $1 returning user_id',
+      [userId],
+    );
+    if (removed.length === 0) throw notFound('member in this organization');
+  });
+}
+
+/** Requests that act in "the current organization" need one: a person may have none yet. */
+export async function requireCurrentOrg(tx: Queryable): Promise<string> {
+  const [row] = await tx.query<{ id: string | null }>('select app.current_org_id() as id');
+  if (!row?.id) {
+    throw new AppError(403, 'forbidden', 'You have no current organization: create one or switch to one you belong to');
+  }
+  return row.id;
+}
+
+async function isOrgAdmin(tx: Queryable): Promise<boolean> {
+  const [row] = await tx.query<{ ok: boolean }>('select app.is_org_admin() as ok');
+  return row?.ok === true;
+}
+
+/** Whether the caller belongs to `organizationId` (their own memberships are visible to them). */
+export async function isMemberOf(db: Database, principal: Principal, organizationId: string): Promise<boolean> {
+  return db.asPrincipal(
+    principal,
+    async (tx) =>
+      (
+        await tx.query(
+          'select 1 from public.organization_members where organization_id = $1 and user_id = auth.uid()',
+          [organizationId],
+        )
+      ).length > 0,
+    { readOnly: true },
+  );
+}
+
+/** Operator path: moves an organization to another plan and returns it with the plan's limits. */
+export async function setPlan(tx: Queryable, organizationId: string, plan: string) {
+  const [known] = await tx.query('select 1 from public.plans where slug = $1', [plan]);
+  if (!known) {
+    throw new AppError(400, 'validation_error', `Unknown plan "${plan}"`, {
+      issues: [{ path: 'plan', message: 'must be one of free, starter, growth, scale' }],
+    });
+  }
+  const [row] = await tx.query<Organization & { plan_limits: Record<string, unknown> }>(
+    `with o as (update public.organizations set plan = $2 where id = $1 returning ${ORG_COLUMNS})
+     select o.*, app.plan_limits(p) as plan_limits from o join public.plans p on p.slug = o.plan`,
+    [organizationId, plan],
+  );
+  if (!row) throw notFound('organization');
+  const { plan_limits, ...organization } = row;
+  return { organization, plan_limits };
+}

@@ -1,0 +1,77 @@
+import type { AddressInfo } from 'node:net';
+import { createAdaptorServer } from '@hono/node-server';
+import type { DestinationStream } from 'pino';
+import { buildApp } from './app.ts';
+import { createTokens } from './auth/jwt.ts';
+import { createPasswords } from './auth/password.ts';
+import { loadSigningKeys } from './auth/signing-keys.ts';
+import { type Config, resolvePublicUrl } from './config.ts';
+import type { Database } from './platform/db/database.ts';
+import { migrate } from './platform/db/migrate.ts';
+import { openDatabase } from './platform/db/open.ts';
+import { createLogger } from './platform/log.ts';
+import { createLimits, type Services } from './services.ts';
+
+export type RunningService = {
+  url: string;
+  services: Services;
+  /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
+  close(): Promise<void>;
+};
+
+/** The composition root: config → database → migrate → app → listen. */
+export async function startService(
+  config: Config,
+  opts: { logDestination?: DestinationStream; database?: Database } = {},
+): Promise<RunningService> {
+  const log = createLogger(config.logLevel, opts.logDestination);
+  const keys = await loadSigningKeys(config.dataDir, config.jwtPrivateKey);
+  const db = opts.database ?? (await openDatabase(config));
+  try {
+    const applied = await migrate(db);
+    if (applied.length) log.info({ applied }, 'migrations applied');
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+
+  // The handler is bound after listen so an ephemeral port can be part of the public URL.
+  let handle: ((req: Request) => Response | Promise<Response>) | undefined;
+  const server = createAdaptorServer({
+    fetch: (req: Request, env: unknown) => (handle ? (handle as (r: Request, e: unknown) => Response | Promise<Response>)(req, env) : new Response(null, { status: 503 })),
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const url = resolvePublicUrl(config, (server.address() as AddressInfo).port);
+
+  const services: Services = {
+    config,
+    publicUrl: url,
+    db,
+    keys,
+    tokens: createTokens(keys, `${url}/auth/v1`),
+    passwords: await createPasswords(config.bcryptCost),
+    limits: createLimits(config),
+    log,
+  };
+  const app = buildApp(services);
+  handle = app.fetch as typeof handle;
+  log.info({ url, engine: db.engine }, 'listening');
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      const done = new Promise<void>((resolve) => server.close(() => resolve()));
+      const hard = setTimeout(() => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(), config.shutdownTimeoutMs);
+      (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+      await done;
+      clearTimeout(hard);
+      await db.close();
+      log.info('stopped');
+    })();
+    return closing;
+  };
+  return { url, services, close };
+}

@@ -1,0 +1,79 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { type Claims, TokenError, type Tokens } from '../../auth/jwt.ts';
+import type { Principal } from '../db/database.ts';
+import { AppError, forbidden, unauthorized } from '../errors.ts';
+import type { AppEnv } from './env.ts';
+
+/** The principal a verified JWT stands for, as PostgREST would derive the database role. */
+export function principalFromClaims(claims: Claims): Principal {
+  if (claims.role === 'service_role') return { kind: 'service', claims };
+  if (claims.role === 'anon') return { kind: 'anon', claims };
+  if (claims.role === 'authenticated' && typeof claims.sub === 'string') {
+    return claims.org_role === 'agent'
+      ? { kind: 'agent', keyId: claims.sub, claims }
+      : { kind: 'user', userId: claims.sub, claims };
+  }
+  throw unauthorized('The token does not name a known role');
+}
+
+export function bearerToken(c: Context): string | null {
+  const header = c.req.header('authorization');
+  if (!header) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!m?.[1]) throw unauthorized('The Authorization header must be "Bearer <token>"');
+  return m[1];
+}
+
+export async function verifyBearer(tokens: Tokens, token: string): Promise<Claims> {
+  try {
+    return await tokens.verify(token);
+  } catch (err) {
+    if (err instanceof TokenError && err.reason === 'expired') {
+      throw new AppError(401, 'token_expired', 'The token has expired; sign in again (agents: call agent-auth again)');
+    }
+    throw unauthorized('The bearer token is malformed or badly signed');
+  }
+}
+
+/** `apikey` must be one of this service's API keys (roles anon or service_role), as the gateway requires. */
+export function requireApiKey(tokens: Tokens): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const key = c.req.header('apikey');
+    if (!key) throw unauthorized('No API key found in request: send the anon key in the apikey header');
+    let claims: Claims;
+    try {
+      claims = await tokens.verify(key);
+    } catch {
+      throw unauthorized('Invalid API key');
+    }
+    if (claims.role !== 'anon' && claims.role !== 'service_role') throw unauthorized('Invalid API key');
+    await next();
+  };
+}
+
+/**
+ * Sets `principal` from the bearer token. Without one the caller is anonymous, or refused when
+ * `required`. A bearer that is present but bad is always refused.
+ */
+export function authenticate(tokens: Tokens, opts: { required: boolean }): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const token = bearerToken(c);
+    if (!token) {
+      if (opts.required) throw unauthorized();
+      c.set('principal', { kind: 'anon', claims: { role: 'anon' } });
+    } else {
+      c.set('principal', principalFromClaims(await verifyBearer(tokens, token)));
+    }
+    await next();
+  };
+}
+
+export function requireUser(principal: Principal): Extract<Principal, { kind: 'user' }> {
+  if (principal.kind === 'user') return principal;
+  if (principal.kind === 'anon') throw unauthorized('Sign in first: this needs a user token');
+  throw forbidden('Only a signed-in person may do this');
+}
+
+export function requireService(principal: Principal): void {
+  if (principal.kind !== 'service') throw forbidden('Only the service role may do this');
+}

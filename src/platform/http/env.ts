@@ -1,0 +1,14 @@
+import type { Logger } from 'pino';
+import type { Principal } from '../db/database.ts';
+
+/** What middleware puts on the Hono context for handlers. */
+export type AppEnv = {
+  Variables: {
+    requestId: string;
+    log: Logger;
+    /** Set by `authenticate`; absent on public routes. */
+    principal: Principal;
+    /** The socket address of the caller (or the trusted proxy's forwarded one). */
+    clientIp: string;
+  };
+};
