@@ -1,5 +1,5 @@
-import { cors } from 'hono/cors';
 import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
 import { authRoutes } from './auth/routes.ts';
 import { functionRoutes } from './functions/routes.ts';
 import { AppError, errorBody, toAppError } from './platform/errors.ts';
@@ -21,7 +21,13 @@ const CORS_ALLOW_HEADERS = [
   'mcp-protocol-version',
   'mcp-session-id',
 ];
-const CORS_EXPOSE_HEADERS = ['Content-Range', 'X-Supabase-Api-Version', 'X-Request-Id', 'Retry-After', 'Location'];
+const CORS_EXPOSE_HEADERS = [
+  'Content-Range',
+  'X-Supabase-Api-Version',
+  'X-Request-Id',
+  'Retry-After',
+  'Location',
+];
 
 /** The whole HTTP surface: middleware order, route mounting, and the one error mapper. */
 export function buildApp(s: Services) {
@@ -42,7 +48,11 @@ export function buildApp(s: Services) {
     bodyLimit({
       maxSize: s.config.bodyLimitBytes,
       onError: () => {
-        throw new AppError(413, 'payload_too_large', `The request body is larger than ${s.config.bodyLimitBytes} bytes`);
+        throw new AppError(
+          413,
+          'payload_too_large',
+          `The request body is larger than ${s.config.bodyLimitBytes} bytes`,
+        );
       },
     }),
   );
@@ -67,14 +77,17 @@ export function buildApp(s: Services) {
     servers: [{ url: s.publicUrl }],
   });
 
-  app.notFound((c) => c.json(errorBody(new AppError(404, 'not_found', `No route for ${c.req.method} ${c.req.path}`)), 404));
+  app.notFound((c) =>
+    c.json(errorBody(new AppError(404, 'not_found', `No route for ${c.req.method} ${c.req.path}`)), 404),
+  );
   app.onError((err, c) => {
     const e = toAppError(err);
     if (e.status >= 500) c.get('log')?.error({ err }, 'request failed');
     for (const [k, v] of Object.entries(e.headers)) c.header(k, v);
     const body: Record<string, unknown> = errorBody(e);
     // @supabase/auth-js reads GoTrue's fields: code (API version 2024-01-01), error_code, msg.
-    if (c.req.path.startsWith('/auth/v1')) Object.assign(body, { code: e.code, error_code: e.code, msg: e.message });
+    if (c.req.path.startsWith('/auth/v1'))
+      Object.assign(body, { code: e.code, error_code: e.code, msg: e.message });
     return c.json(body, e.status as 400);
   });
   return app;

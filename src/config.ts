@@ -41,7 +41,12 @@ export type Config = {
   jwtExpirySeconds: number;
   refreshTokenReuseIntervalSeconds: number;
   bcryptCost: number;
-  login: { maxPerIp: number; ipWindowSeconds: number; maxFailuresPerEmail: number; emailWindowSeconds: number };
+  login: {
+    maxPerIp: number;
+    ipWindowSeconds: number;
+    maxFailuresPerEmail: number;
+    emailWindowSeconds: number;
+  };
   signup: { maxPerIp: number; ipWindowSeconds: number };
   bodyLimitBytes: number;
   shutdownTimeoutMs: number;

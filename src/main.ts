@@ -38,7 +38,10 @@ export async function startService(
   // The handler is bound after listen so an ephemeral port can be part of the public URL.
   let handle: ((req: Request) => Response | Promise<Response>) | undefined;
   const server = createAdaptorServer({
-    fetch: (req: Request, env: unknown) => (handle ? (handle as (r: Request, e: unknown) => Response | Promise<Response>)(req, env) : new Response(null, { status: 503 })),
+    fetch: (req: Request, env: unknown) =>
+      handle
+        ? (handle as (r: Request, e: unknown) => Response | Promise<Response>)(req, env)
+        : new Response(null, { status: 503 }),
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -64,7 +67,10 @@ export async function startService(
   const close = () => {
     closing ??= (async () => {
       const done = new Promise<void>((resolve) => server.close(() => resolve()));
-      const hard = setTimeout(() => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(), config.shutdownTimeoutMs);
+      const hard = setTimeout(
+        () => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(),
+        config.shutdownTimeoutMs,
+      );
       (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
       await done;
       clearTimeout(hard);

@@ -1,5 +1,5 @@
-import type { Passwords } from './auth/password.ts';
 import type { Tokens } from './auth/jwt.ts';
+import type { Passwords } from './auth/password.ts';
 import type { SigningKeys } from './auth/signing-keys.ts';
 import type { Config } from './config.ts';
 import type { Database } from './platform/db/database.ts';
@@ -26,11 +26,17 @@ export type Services = {
 
 export function createLimits(config: Config): Limits {
   return {
-    loginPerIp: memoryLimiter('login-ip', { points: config.login.maxPerIp, durationSeconds: config.login.ipWindowSeconds }),
+    loginPerIp: memoryLimiter('login-ip', {
+      points: config.login.maxPerIp,
+      durationSeconds: config.login.ipWindowSeconds,
+    }),
     loginFailuresPerEmail: memoryLimiter('login-email', {
       points: config.login.maxFailuresPerEmail,
       durationSeconds: config.login.emailWindowSeconds,
     }),
-    signupPerIp: memoryLimiter('signup-ip', { points: config.signup.maxPerIp, durationSeconds: config.signup.ipWindowSeconds }),
+    signupPerIp: memoryLimiter('signup-ip', {
+      points: config.signup.maxPerIp,
+      durationSeconds: config.signup.ipWindowSeconds,
+    }),
   };
 }

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
-import type { Services } from '../services.ts';
 import { bearerToken } from '../platform/http/authenticate.ts';
+import type { Services } from '../services.ts';
 import { badJwt, noAuthorization, sessionNotFound } from './errors.ts';
 import { TokenError } from './jwt.ts';
 import { findUserById, type UserRow } from './users.ts';
@@ -17,7 +17,11 @@ export async function currentUser(s: Services, c: Context): Promise<{ user: User
   try {
     claims = await s.tokens.verify(token);
   } catch (err) {
-    throw badJwt(err instanceof TokenError && err.reason === 'expired' ? 'token is expired' : 'unable to verify the token');
+    throw badJwt(
+      err instanceof TokenError && err.reason === 'expired'
+        ? 'token is expired'
+        : 'unable to verify the token',
+    );
   }
   if (claims.role !== 'authenticated' || claims.org_role === 'agent' || typeof claims.sub !== 'string') {
     throw badJwt('missing sub claim');

@@ -4,7 +4,13 @@ import { AppError } from '../platform/errors.ts';
 export const invalidCredentials = () => new AppError(400, 'invalid_credentials', 'Invalid login credentials');
 export const userAlreadyExists = () => new AppError(422, 'user_already_exists', 'User already registered');
 export const weakPassword = (message: string) =>
-  new AppError(422, 'weak_password', message, { reasons: ['length'] }, { weak_password: { reasons: ['length'] } });
+  new AppError(
+    422,
+    'weak_password',
+    message,
+    { reasons: ['length'] },
+    { weak_password: { reasons: ['length'] } },
+  );
 export const refreshTokenNotFound = () =>
   new AppError(400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
 export const refreshTokenAlreadyUsed = () =>

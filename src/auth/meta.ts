@@ -22,7 +22,9 @@ const health = createRoute({
   method: 'get',
   path: '/health',
   summary: 'Identity provider liveness',
-  responses: { 200: jsonResponse(z.object({ version: z.string(), name: z.string(), description: z.string() }), 'Alive') },
+  responses: {
+    200: jsonResponse(z.object({ version: z.string(), name: z.string(), description: z.string() }), 'Alive'),
+  },
 });
 
 export function metaRoutes(s: Services) {
@@ -45,6 +47,9 @@ export function metaRoutes(s: Services) {
       ),
     )
     .openapi(health, (c) =>
-      c.json({ version: 'svc', name: 'GoTrue', description: 'svc identity provider, GoTrue-compatible' }, 200),
+      c.json(
+        { version: 'svc', name: 'GoTrue', description: 'svc identity provider, GoTrue-compatible' },
+        200,
+      ),
     );
 }

@@ -17,6 +17,7 @@ export function authRoutes(s: Services) {
   // Public keys are public: anyone verifying our tokens may fetch them without an API key.
   const guard = requireApiKey(s.tokens);
   app.use('*', async (c, next) => (c.req.path.endsWith('/.well-known/jwks.json') ? next() : guard(c, next)));
-  for (const r of [signupRoutes(s), tokenRoutes(s), userRoutes(s), logoutRoutes(s), metaRoutes(s)]) app.route('/', r);
+  for (const r of [signupRoutes(s), tokenRoutes(s), userRoutes(s), logoutRoutes(s), metaRoutes(s)])
+    app.route('/', r);
   return app;
 }

@@ -1,7 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import { MAX_PASSWORD_BYTES } from './password.ts';
 
-export const Email = z.string().trim().toLowerCase().pipe(z.email({ message: 'must be a valid email address' })).pipe(z.string().max(320));
+export const Email = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.email({ message: 'must be a valid email address' }))
+  .pipe(z.string().max(320));
 
 // Length rules are checked in the handler so a short password gets GoTrue's weak_password answer.
 export const Password = z

@@ -22,7 +22,13 @@ export function accessClaims(user: UserRow, sessionId: string, signedInAt: numbe
   };
 }
 
-async function tokenResponse(deps: SessionDeps, user: UserRow, sessionId: string, refreshToken: string, signedInAt: number) {
+async function tokenResponse(
+  deps: SessionDeps,
+  user: UserRow,
+  sessionId: string,
+  refreshToken: string,
+  signedInAt: number,
+) {
   const now = Math.floor(Date.now() / 1000);
   return {
     access_token: await deps.tokens.sign(accessClaims(user, sessionId, signedInAt), deps.expiresIn),
@@ -73,5 +79,11 @@ export async function continueSession(
     [refresh.hash, parentHash, user.id, session.id],
   );
   await tx.query('update auth.sessions set refreshed_at = now() where id = $1', [session.id]);
-  return tokenResponse(deps, user, session.id, refresh.token, Math.floor(session.created_at.getTime() / 1000));
+  return tokenResponse(
+    deps,
+    user,
+    session.id,
+    refresh.token,
+    Math.floor(session.created_at.getTime() / 1000),
+  );
 }

@@ -35,7 +35,8 @@ async function apiKey(privateKey: CryptoKey, kid: string, role: 'anon' | 'servic
 
 async function fromConfig(text: string): Promise<CryptoKey> {
   const trimmed = text.trim();
-  if (trimmed.startsWith('{')) return (await importJWK(JSON.parse(trimmed), 'ES256', { extractable: true })) as CryptoKey;
+  if (trimmed.startsWith('{'))
+    return (await importJWK(JSON.parse(trimmed), 'ES256', { extractable: true })) as CryptoKey;
   return importPKCS8(trimmed, 'ES256', { extractable: true });
 }
 
@@ -67,7 +68,8 @@ export async function loadSigningKeys(dataDir: string, configuredKey?: string): 
   }
 
   if (configuredKey) privateKey = await fromConfig(configuredKey);
-  else if (stored?.private_jwk) privateKey = (await importJWK(stored.private_jwk, 'ES256', { extractable: true })) as CryptoKey;
+  else if (stored?.private_jwk)
+    privateKey = (await importJWK(stored.private_jwk, 'ES256', { extractable: true })) as CryptoKey;
   else privateKey = (await generateKeyPair('ES256', { extractable: true })).privateKey;
 
   const { d: _private, ...pub } = await exportJWK(privateKey);

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { createOrganization } from '../domain/organizations.ts';
-import { newRouter, errorResponses, jsonBody, jsonResponse } from '../platform/http/openapi.ts';
+import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import { rateLimited } from '../platform/rate-limit.ts';
 import type { Services } from '../services.ts';
 import { userAlreadyExists, weakPassword } from './errors.ts';
@@ -55,7 +55,8 @@ export function signupRoutes(s: Services) {
       });
       return c.json(session, 200);
     } catch (err) {
-      if ((err as { code?: string; constraint?: string }).constraint === 'users_email_key') throw userAlreadyExists();
+      if ((err as { code?: string; constraint?: string }).constraint === 'users_email_key')
+        throw userAlreadyExists();
       throw err;
     }
   });

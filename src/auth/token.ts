@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { errorResponses, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import { validationError } from '../platform/errors.ts';
+import { errorResponses, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import { rateLimited } from '../platform/rate-limit.ts';
 import type { Services } from '../services.ts';
 import { invalidCredentials, refreshTokenAlreadyUsed, refreshTokenNotFound } from './errors.ts';
@@ -29,7 +29,8 @@ const route = createRoute({
 
 function parse<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
   const r = schema.safeParse(body);
-  if (!r.success) throw validationError(r.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+  if (!r.success)
+    throw validationError(r.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
   return r.data;
 }
 
@@ -41,7 +42,8 @@ async function passwordGrant(s: Services, c: Context, body: unknown): Promise<To
   // Locked accounts are refused before the password is even checked: that is the point of the lock.
   const emailKey = normalizeEmail(email);
   const perEmail = await s.limits.loginFailuresPerEmail.peek(emailKey);
-  if (!perEmail.allowed) throw rateLimited(perEmail.retryAfterSeconds, 'failed sign-in attempts for this account');
+  if (!perEmail.allowed)
+    throw rateLimited(perEmail.retryAfterSeconds, 'failed sign-in attempts for this account');
 
   const user = await findUserByEmail(s.db, email);
   if (!(await s.passwords.verify(password, user?.encrypted_password))) {
@@ -50,10 +52,19 @@ async function passwordGrant(s: Services, c: Context, body: unknown): Promise<To
   }
   const found = user as NonNullable<typeof user>;
   await s.limits.loginFailuresPerEmail.reset(emailKey);
-  return s.db.transaction((tx) => startSession(sessionDeps(s), tx, found, { ip, userAgent: c.req.header('user-agent') }));
+  return s.db.transaction((tx) =>
+    startSession(sessionDeps(s), tx, found, { ip, userAgent: c.req.header('user-agent') }),
+  );
 }
 
-type Stored = { token_hash: string; revoked: boolean; age_seconds: number; session_id: string; user_id: string; session_created_at: Date };
+type Stored = {
+  token_hash: string;
+  revoked: boolean;
+  age_seconds: number;
+  session_id: string;
+  user_id: string;
+  session_created_at: Date;
+};
 
 /**
  * Rotation as GoTrue does it: each use revokes the token and issues its child. A revoked token
@@ -77,7 +88,8 @@ async function refreshGrant(s: Services, body: unknown): Promise<TokenResponse> 
       await tx.query('delete from auth.sessions where id = $1', [rt.session_id]);
       return { error: refreshTokenAlreadyUsed() };
     }
-    if (!rt.revoked) await tx.query('update auth.refresh_tokens set revoked = true where token_hash = $1', [hash]);
+    if (!rt.revoked)
+      await tx.query('update auth.refresh_tokens set revoked = true where token_hash = $1', [hash]);
     const user = await findUserById(tx, rt.user_id);
     if (!user) return { error: refreshTokenNotFound() };
     const session = { id: rt.session_id, created_at: rt.session_created_at };
@@ -88,7 +100,10 @@ async function refreshGrant(s: Services, body: unknown): Promise<TokenResponse> 
   return outcome.session;
 }
 
-const sessionDeps = (s: Services): SessionDeps => ({ tokens: s.tokens, expiresIn: s.config.jwtExpirySeconds });
+const sessionDeps = (s: Services): SessionDeps => ({
+  tokens: s.tokens,
+  expiresIn: s.config.jwtExpirySeconds,
+});
 
 export function tokenRoutes(s: Services) {
   return newRouter().openapi(route, async (c) => {

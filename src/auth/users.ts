@@ -56,7 +56,10 @@ export async function insertUser(
 }
 
 export async function setCurrentOrganization(tx: Queryable, userId: string, organizationId: string | null) {
-  await tx.query('update auth.users set current_organization_id = $2 where id = $1', [userId, organizationId]);
+  await tx.query('update auth.users set current_organization_id = $2 where id = $1', [
+    userId,
+    organizationId,
+  ]);
 }
 
 export function appMetadata(user: UserRow): Record<string, unknown> {

@@ -43,7 +43,9 @@ async function main(argv: string[]): Promise<number> {
     case 'keys': {
       const keys = await loadSigningKeys(config.dataDir, config.jwtPrivateKey);
       const url = resolvePublicUrl(config, config.port);
-      process.stdout.write(`${JSON.stringify({ url, anon_key: keys.anonKey, service_role_key: keys.serviceRoleKey })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ url, anon_key: keys.anonKey, service_role_key: keys.serviceRoleKey })}\n`,
+      );
       return 0;
     }
     case 'org':

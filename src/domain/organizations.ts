@@ -16,16 +16,20 @@ export async function createOrganization(tx: Queryable, input: { name: string; o
     [input.name.trim(), input.ownerUserId],
   );
   const created = org as Organization;
-  await tx.query(`insert into public.organization_members (organization_id, user_id, role) values ($1, $2, 'owner')`, [
-    created.id,
-    input.ownerUserId,
-  ]);
+  await tx.query(
+    `insert into public.organization_members (organization_id, user_id, role) values ($1, $2, 'owner')`,
+    [created.id, input.ownerUserId],
+  );
   return created;
 }
 
 export type Member = { user_id: string; email: string; role: OrgRole; created_at: Date };
 
-export async function listMembers(db: Database, principal: Principal, page: { limit: number; offset: number }) {
+export async function listMembers(
+  db: Database,
+  principal: Principal,
+  page: { limit: number; offset: number },
+) {
   return db.asPrincipal(
     principal,
     async (tx) => {
@@ -54,7 +58,8 @@ export async function addMember(db: Database, principal: Principal, input: { ema
     await requireCurrentOrg(tx);
     const [found] = await tx.query<{ id: string | null }>('select app.find_user_id($1) as id', [input.email]);
     if (!found?.id) {
-      if (!(await isOrgAdmin(tx))) throw new AppError(403, 'forbidden', 'Only owners and admins may add members');
+      if (!(await isOrgAdmin(tx)))
+        throw new AppError(403, 'forbidden', 'Only owners and admins may add members');
       throw new AppError(404, 'not_found', 'No account with that email; the person must sign up first');
     }
     const [member] = await tx.query<Member>(
@@ -70,7 +75,8 @@ export async function addMember(db: Database, principal: Principal, input: { ema
 export async function removeMember(db: Database, principal: Principal, userId: string) {
   await db.asPrincipal(principal, async (tx) => {
     await requireCurrentOrg(tx);
-    if (!(await isOrgAdmin(tx))) throw new AppError(403, 'forbidden', 'Only owners and admins may remove members');
+    if (!(await isOrgAdmin(tx)))
+      throw new AppError(403, 'forbidden', 'Only owners and admins may remove members');
     const removed = await tx.query(
       'delete from public.organization_members where organization_id = app.current_org_id() and user_id = $1 returning user_id',
       [userId],
@@ -83,7 +89,11 @@ export async function removeMember(db: Database, principal: Principal, userId: s
 export async function requireCurrentOrg(tx: Queryable): Promise<string> {
   const [row] = await tx.query<{ id: string | null }>('select app.current_org_id() as id');
   if (!row?.id) {
-    throw new AppError(403, 'forbidden', 'You have no current organization: create one or switch to one you belong to');
+    throw new AppError(
+      403,
+      'forbidden',
+      'You have no current organization: create one or switch to one you belong to',
+    );
   }
   return row.id;
 }
@@ -94,7 +104,11 @@ async function isOrgAdmin(tx: Queryable): Promise<boolean> {
 }
 
 /** Whether the caller belongs to `organizationId` (their own memberships are visible to them). */
-export async function isMemberOf(db: Database, principal: Principal, organizationId: string): Promise<boolean> {
+export async function isMemberOf(
+  db: Database,
+  principal: Principal,
+  organizationId: string,
+): Promise<boolean> {
   return db.asPrincipal(
     principal,
     async (tx) =>

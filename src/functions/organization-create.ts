@@ -23,9 +23,6 @@ export function organizationCreate(s: Services) {
     const user = requireUser(c.get('principal'));
     const { name } = c.req.valid('json');
     const org = await s.db.transaction((tx) => createOrganization(tx, { name, ownerUserId: user.userId }));
-    return c.json(
-      { organization: orgJson(org), role: 'owner' as const },
-      201,
-    );
+    return c.json({ organization: orgJson(org), role: 'owner' as const }, 201);
   });
 }

@@ -23,7 +23,10 @@ const add = createRoute({
   summary: 'Add an existing account to the current organization (owners and admins)',
   description: 'Only an owner may add another owner.',
   request: jsonBody(
-    z.object({ email: z.string().trim().toLowerCase().pipe(z.email()), role: z.enum(['owner', 'admin', 'member']) }),
+    z.object({
+      email: z.string().trim().toLowerCase().pipe(z.email()),
+      role: z.enum(['owner', 'admin', 'member']),
+    }),
   ),
   responses: { 201: jsonResponse(MemberSchema, 'Added'), ...errorResponses(400, 401, 403, 404, 409) },
 });

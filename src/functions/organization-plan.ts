@@ -25,7 +25,9 @@ export function organizationPlan(s: Services) {
   return newRouter().openapi(route, async (c) => {
     requireService(c.get('principal'));
     const { organization_id, plan } = c.req.valid('json');
-    const { organization, plan_limits } = await s.db.asPrincipal(SERVICE, (tx) => setPlan(tx, organization_id, plan));
+    const { organization, plan_limits } = await s.db.asPrincipal(SERVICE, (tx) =>
+      setPlan(tx, organization_id, plan),
+    );
     return c.json({ organization: orgJson(organization), plan_limits }, 200);
   });
 }

@@ -10,10 +10,20 @@ import { organizationSwitch } from './organization-switch.ts';
 export function functionRoutes(s: Services) {
   const app = newRouter();
   const signedIn = authenticate(s.tokens, { required: true });
-  for (const name of ['organization-create', 'organization-members', 'organization-switch', 'organization-plan']) {
+  for (const name of [
+    'organization-create',
+    'organization-members',
+    'organization-switch',
+    'organization-plan',
+  ]) {
     app.use(`/${name}`, signedIn);
   }
-  for (const r of [organizationCreate(s), organizationMembers(s), organizationSwitch(s), organizationPlan(s)]) {
+  for (const r of [
+    organizationCreate(s),
+    organizationMembers(s),
+    organizationSwitch(s),
+    organizationPlan(s),
+  ]) {
     app.route('/', r);
   }
   return app;

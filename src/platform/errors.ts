@@ -17,17 +17,24 @@ export class AppError extends Error {
   }
 }
 
-export const validationError = (issues: { path: string; message: string }[], message = 'The request is invalid') =>
-  new AppError(400, 'validation_error', message, { issues });
-export const unauthorized = (message = 'A valid bearer token is required') => new AppError(401, 'unauthorized', message);
-export const forbidden = (message = 'You are not allowed to do this') => new AppError(403, 'forbidden', message);
+export const validationError = (
+  issues: { path: string; message: string }[],
+  message = 'The request is invalid',
+) => new AppError(400, 'validation_error', message, { issues });
+export const unauthorized = (message = 'A valid bearer token is required') =>
+  new AppError(401, 'unauthorized', message);
+export const forbidden = (message = 'You are not allowed to do this') =>
+  new AppError(403, 'forbidden', message);
 export const notFound = (what = 'resource') => new AppError(404, 'not_found', `No such ${what}`);
 
 /** Postgres error fields both drivers expose. */
 type PgError = { code?: string; message?: string; hint?: string; detail?: string; constraint?: string };
 
 const isPgError = (e: unknown): e is PgError =>
-  typeof e === 'object' && e !== null && typeof (e as PgError).code === 'string' && /^[0-9A-Z]{5}$/.test((e as PgError).code ?? '');
+  typeof e === 'object' &&
+  e !== null &&
+  typeof (e as PgError).code === 'string' &&
+  /^[0-9A-Z]{5}$/.test((e as PgError).code ?? '');
 
 /**
  * Postgres errors as the caller should see them. Errors raised on purpose by our SQL use the
@@ -41,7 +48,12 @@ export function fromPgError(e: PgError): AppError {
     try {
       details = e.detail ? JSON.parse(e.detail) : {};
     } catch {}
-    return new AppError(Number(code.slice(2)) || 400, e.hint || 'error', e.message ?? 'Request refused', details);
+    return new AppError(
+      Number(code.slice(2)) || 400,
+      e.hint || 'error',
+      e.message ?? 'Request refused',
+      details,
+    );
   }
   switch (code) {
     case '23505':
@@ -81,12 +93,23 @@ export function toAppError(err: unknown): AppError {
   if (err instanceof HTTPException) {
     if (err.status === 413) return new AppError(413, 'payload_too_large', 'The request body is too large');
     if (err.status === 415) {
-      return new AppError(415, 'unsupported_media_type', 'Send the body as JSON with Content-Type: application/json');
+      return new AppError(
+        415,
+        'unsupported_media_type',
+        'Send the body as JSON with Content-Type: application/json',
+      );
     }
     if (err.status === 400) {
-      return validationError([{ path: '', message: 'The body is not valid JSON' }], 'Malformed JSON in request body');
+      return validationError(
+        [{ path: '', message: 'The body is not valid JSON' }],
+        'Malformed JSON in request body',
+      );
     }
-    return new AppError(err.status, err.status === 401 ? 'unauthorized' : 'error', err.message || 'Request refused');
+    return new AppError(
+      err.status,
+      err.status === 401 ? 'unauthorized' : 'error',
+      err.message || 'Request refused',
+    );
   }
   if (isPgError(err)) return fromPgError(err);
   return internalError();

@@ -23,7 +23,8 @@ export function memoryLimiter(name: string, rule: LimitRule): Limiter {
         const res = await rl.consume(key, points);
         return { allowed: true, retryAfterSeconds: 0, remaining: res.remainingPoints };
       } catch (err) {
-        if (err instanceof RateLimiterRes) return { allowed: false, retryAfterSeconds: seconds(err.msBeforeNext), remaining: 0 };
+        if (err instanceof RateLimiterRes)
+          return { allowed: false, retryAfterSeconds: seconds(err.msBeforeNext), remaining: 0 };
         throw err;
       }
     },

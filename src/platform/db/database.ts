@@ -31,7 +31,11 @@ export interface Database {
    * A transaction as the caller: role `authenticated` (or `anon`) and the caller's claims set
    * transaction-locally, so every statement inside is subject to row-level security.
    */
-  asPrincipal<T>(principal: Principal, fn: (tx: Queryable) => Promise<T>, opts?: { readOnly?: boolean }): Promise<T>;
+  asPrincipal<T>(
+    principal: Principal,
+    fn: (tx: Queryable) => Promise<T>,
+    opts?: { readOnly?: boolean },
+  ): Promise<T>;
   /** Runs fn on one connection holding a cluster-wide advisory lock (migrations). */
   withAdvisoryLock<T>(key: string, fn: (conn: Connection) => Promise<T>): Promise<T>;
   close(): Promise<void>;

@@ -36,19 +36,25 @@ export async function migrate(db: Database, migrations = loadMigrations()): Prom
       );
       revoke all on schema svc_meta from public;`);
     const applied = new Map(
-      (await conn.query<{ name: string; checksum: string }>('select name, checksum from svc_meta.migrations')).map(
-        (r) => [r.name, r.checksum],
-      ),
+      (
+        await conn.query<{ name: string; checksum: string }>('select name, checksum from svc_meta.migrations')
+      ).map((r) => [r.name, r.checksum]),
     );
     const done: string[] = [];
     for (const m of migrations) {
       const known = applied.get(m.name);
       if (known === m.checksum) continue;
-      if (known) throw new MigrationError(`migration ${m.name} was changed after it was applied; add a new one instead`);
+      if (known)
+        throw new MigrationError(
+          `migration ${m.name} was changed after it was applied; add a new one instead`,
+        );
       await conn.exec('begin');
       try {
         await conn.exec(m.sql);
-        await conn.query('insert into svc_meta.migrations (name, checksum) values ($1, $2)', [m.name, m.checksum]);
+        await conn.query('insert into svc_meta.migrations (name, checksum) values ($1, $2)', [
+          m.name,
+          m.checksum,
+        ]);
         await conn.exec('commit');
       } catch (err) {
         await conn.exec('rollback');

@@ -5,7 +5,9 @@ import { openPostgres } from './pg.ts';
 import { openPglite } from './pglite.ts';
 
 /** PostgreSQL when DATABASE_URL is set, else the embedded PGlite in DATA_DIR/pglite. */
-export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir'>): Promise<Database> {
+export async function openDatabase(
+  config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir'>,
+): Promise<Database> {
   if (config.databaseUrl) return openPostgres(config.databaseUrl, config.databasePoolSize);
   return openPglite(path.join(config.dataDir, 'pglite'));
 }

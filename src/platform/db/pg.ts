@@ -1,7 +1,7 @@
 import pg from 'pg';
 import {
-  claimsParams,
   type Connection,
+  claimsParams,
   type Database,
   type Principal,
   type Queryable,
@@ -14,7 +14,9 @@ import { advisoryKey } from './lock-key.ts';
 // int8 (counts, sequences) as numbers, as PGlite returns them; numeric stays a string (money).
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    oid === 20
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 const wrap = (client: pg.PoolClient | pg.Pool): Connection => ({
@@ -31,7 +33,11 @@ export function openPostgres(url: string, poolSize: number): Database {
   // An idle client that loses its server must not crash the process; the next checkout reconnects.
   pool.on('error', () => {});
 
-  async function inTransaction<T>(begin: string, prelude: [string, unknown[]] | null, fn: (tx: Queryable) => Promise<T>) {
+  async function inTransaction<T>(
+    begin: string,
+    prelude: [string, unknown[]] | null,
+    fn: (tx: Queryable) => Promise<T>,
+  ) {
     const client = await pool.connect();
     try {
       await client.query(begin);

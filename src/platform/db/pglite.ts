@@ -30,7 +30,11 @@ export async function openPglite(
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const db = await PGlite.create({ dataDir, loadDataDir: template });
 
-  function inTransaction<T>(prelude: [string, unknown[]] | null, readOnly: boolean, fn: (tx: Queryable) => Promise<T>) {
+  function inTransaction<T>(
+    prelude: [string, unknown[]] | null,
+    readOnly: boolean,
+    fn: (tx: Queryable) => Promise<T>,
+  ) {
     return db.transaction(async (tx) => {
       if (readOnly) await tx.query('set transaction read only');
       if (prelude) await tx.query(prelude[0], prelude[1]);
@@ -43,7 +47,11 @@ export async function openPglite(
     query: (sql, params) => wrap(db).query(sql, params),
     transaction: (fn) => inTransaction(null, false, fn),
     asPrincipal: (principal, fn, opts) =>
-      inTransaction([SET_CLAIMS_SQL, claimsParams(roleOf(principal), principal.claims)], opts?.readOnly ?? false, fn),
+      inTransaction(
+        [SET_CLAIMS_SQL, claimsParams(roleOf(principal), principal.claims)],
+        opts?.readOnly ?? false,
+        fn,
+      ),
     withAdvisoryLock: (_key, fn) => fn(wrap(db)),
     close: () => db.close(),
     // A copy of a migrated database lets tests start many instances without migrating each.

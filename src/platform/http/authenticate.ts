@@ -29,7 +29,11 @@ export async function verifyBearer(tokens: Tokens, token: string): Promise<Claim
     return await tokens.verify(token);
   } catch (err) {
     if (err instanceof TokenError && err.reason === 'expired') {
-      throw new AppError(401, 'token_expired', 'The token has expired; sign in again (agents: call agent-auth again)');
+      throw new AppError(
+        401,
+        'token_expired',
+        'The token has expired; sign in again (agents: call agent-auth again)',
+      );
     }
     throw unauthorized('The bearer token is malformed or badly signed');
   }

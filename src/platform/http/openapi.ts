@@ -26,7 +26,10 @@ export const ErrorSchema = z
 
 export const errorResponses = (...statuses: number[]) =>
   Object.fromEntries(
-    statuses.map((s) => [s, { description: 'Error', content: { 'application/json': { schema: ErrorSchema } } }]),
+    statuses.map((s) => [
+      s,
+      { description: 'Error', content: { 'application/json': { schema: ErrorSchema } } },
+    ]),
   );
 
 export const jsonBody = <T extends z.ZodType>(schema: T, description?: string) => ({

@@ -29,7 +29,12 @@ export function requestContext(log: Logger): MiddlewareHandler<AppEnv> {
     await next();
     c.header('X-Request-Id', requestId);
     reqLog.info(
-      { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) },
+      {
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round(performance.now() - started),
+      },
       'request',
     );
   };
