@@ -47,11 +47,17 @@ export function buildApp(s: Services) {
     '*',
     bodyLimit({
       maxSize: s.config.bodyLimitBytes,
-      onError: () => {
+      onError: (c) => {
+        // The rest of the body is never read, so this connection must not carry another request.
+        const outgoing = (c.env as { outgoing?: { shouldKeepAlive: boolean } } | undefined)?.outgoing;
+        if (outgoing) outgoing.shouldKeepAlive = false;
         throw new AppError(
           413,
           'payload_too_large',
           `The request body is larger than ${s.config.bodyLimitBytes} bytes`,
+          {
+            limit_bytes: s.config.bodyLimitBytes,
+          },
         );
       },
     }),

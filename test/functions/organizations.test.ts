@@ -1,0 +1,236 @@
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, orgOf, signIn, signUp } from '../helpers/http.ts';
+import { startTestService, type TestService, uniqueEmail } from '../helpers/service.ts';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(() => svc?.stop());
+
+const fn = (name: string) => `/functions/v1/${name}`;
+
+describe('organization-create', () => {
+  it('creates a free organization owned by the caller, without switching to it', async () => {
+    const me = await signUp(svc, 'First Co');
+    const r = await call(svc, 'POST', fn('organization-create'), {
+      token: me.access_token,
+      body: { name: '  Second Co ' },
+    });
+    expect(r.status).toBe(201);
+    expect(r.json.organization).toMatchObject({ name: 'Second Co', plan: 'free' });
+    expect(r.json.role).toBe('owner');
+    const refreshed = await call(svc, 'POST', '/auth/v1/token?grant_type=refresh_token', {
+      body: { refresh_token: me.refresh_token },
+    });
+    expect(orgOf(refreshed.json)).toBe(orgOf(me));
+  });
+
+  it('needs a signed-in person: no token, the anon key, a bad token and a blank name are refused', async () => {
+    expect((await call(svc, 'POST', fn('organization-create'), { body: { name: 'X' } })).status).toBe(401);
+    const anon = await call(svc, 'POST', fn('organization-create'), {
+      token: svc.anonKey,
+      body: { name: 'X' },
+    });
+    expect(anon.status).toBe(401);
+    const bad = await call(svc, 'POST', fn('organization-create'), { token: 'a.b.c', body: { name: 'X' } });
+    expect(bad.status).toBe(401);
+    expect(bad.json.error).toBe('unauthorized');
+    const me = await signUp(svc);
+    const blank = await call(svc, 'POST', fn('organization-create'), {
+      token: me.access_token,
+      body: { name: ' ' },
+    });
+    expect(blank.status).toBe(400);
+    expect(blank.json.error).toBe('validation_error');
+    expect(blank.json.details.issues[0].path).toBe('name');
+  });
+
+  it('refuses an expired token with token_expired', async () => {
+    const me = await signUp(svc);
+    const claims = decodeJwt(me.access_token);
+    const expired = await svc.services.tokens.sign({ ...claims, exp: undefined, iat: undefined }, -10);
+    const r = await call(svc, 'POST', fn('organization-create'), { token: expired, body: { name: 'Late' } });
+    expect(r.status).toBe(401);
+    expect(r.json.error).toBe('token_expired');
+  });
+});
+
+describe('organization-switch', () => {
+  it('returns a session acting in the other organization, and refuses one the caller is not in', async () => {
+    const me = await signUp(svc, 'Home');
+    const other = await call(svc, 'POST', fn('organization-create'), {
+      token: me.access_token,
+      body: { name: 'Away' },
+    });
+    const target = other.json.organization.id;
+    const r = await call(svc, 'POST', fn('organization-switch'), {
+      token: me.access_token,
+      body: { organization_id: target },
+    });
+    expect(r.status).toBe(200);
+    expect(r.json.refresh_token).toBeTruthy();
+    expect(orgOf(r.json)).toBe(target);
+    expect(decodeJwt(r.json.access_token).app_metadata).toMatchObject({ org_role: 'owner', org_id: target });
+    // Later sign-ins keep the choice.
+    expect(orgOf(await signIn(svc, me.user.email))).toBe(target);
+
+    const stranger = await signUp(svc, 'Stranger Inc');
+    const refused = await call(svc, 'POST', fn('organization-switch'), {
+      token: stranger.access_token,
+      body: { organization_id: target },
+    });
+    expect(refused.status).toBe(404);
+    expect(refused.json.error).toBe('not_found');
+    const malformed = await call(svc, 'POST', fn('organization-switch'), {
+      token: stranger.access_token,
+      body: { organization_id: 'nope' },
+    });
+    expect(malformed.status).toBe(400);
+  });
+});
+
+describe('organization-members', () => {
+  it('lists, adds and removes members with the list envelope; the last owner stays', async () => {
+    const owner = await signUp(svc, 'Roster Ltd');
+    const alice = await signUp(svc);
+    const bob = await signUp(svc);
+
+    const added = await call(svc, 'POST', fn('organization-members'), {
+      token: owner.access_token,
+      body: { email: alice.user.email.toUpperCase(), role: 'admin' },
+    });
+    expect(added.status).toBe(201);
+    expect(added.json).toMatchObject({ user_id: alice.user.id, role: 'admin', email: alice.user.email });
+    const again = await call(svc, 'POST', fn('organization-members'), {
+      token: owner.access_token,
+      body: { email: alice.user.email, role: 'member' },
+    });
+    expect(again.status).toBe(409);
+    expect(again.json.error).toBe('duplicate');
+    await call(svc, 'POST', fn('organization-members'), {
+      token: owner.access_token,
+      body: { email: bob.user.email, role: 'member' },
+    });
+
+    const page1 = await call(svc, 'GET', `${fn('organization-members')}?per_page=2`, {
+      token: owner.access_token,
+    });
+    expect(page1.status).toBe(200);
+    expect(page1.json.pagination).toEqual({ page: 1, per_page: 2, total: 3, total_pages: 2 });
+    expect(page1.json.data.map((m: { role: string }) => m.role)).toEqual(['owner', 'admin']);
+    const page2 = await call(svc, 'GET', `${fn('organization-members')}?per_page=2&page=2`, {
+      token: owner.access_token,
+    });
+    expect(page2.json.data).toEqual([
+      expect.objectContaining({ user_id: bob.user.id, email: bob.user.email }),
+    ]);
+
+    // Bob switches in as a member: he may look but not manage.
+    const bobIn = await call(svc, 'POST', fn('organization-switch'), {
+      token: bob.access_token,
+      body: { organization_id: orgOf(owner) },
+    });
+    const asBob = bobIn.json.access_token;
+    expect((await call(svc, 'GET', fn('organization-members'), { token: asBob })).json.pagination.total).toBe(
+      3,
+    );
+    const bobAdds = await call(svc, 'POST', fn('organization-members'), {
+      token: asBob,
+      body: { email: uniqueEmail(), role: 'member' },
+    });
+    expect(bobAdds.status).toBe(403);
+    const bobRemoves = await call(svc, 'DELETE', fn('organization-members'), {
+      token: asBob,
+      body: { user_id: alice.user.id },
+    });
+    expect(bobRemoves.status).toBe(403);
+
+    // Alice (admin) may not remove the owner; nobody may remove the last owner.
+    const aliceIn = await call(svc, 'POST', fn('organization-switch'), {
+      token: alice.access_token,
+      body: { organization_id: orgOf(owner) },
+    });
+    const aliceRemovesOwner = await call(svc, 'DELETE', fn('organization-members'), {
+      token: aliceIn.json.access_token,
+      body: { user_id: owner.user.id },
+    });
+    expect(aliceRemovesOwner.status).toBe(403);
+    const lastOwner = await call(svc, 'DELETE', fn('organization-members'), {
+      token: owner.access_token,
+      body: { user_id: owner.user.id },
+    });
+    expect(lastOwner.status).toBe(409);
+    expect(lastOwner.json.error).toBe('last_owner');
+
+    const removed = await call(svc, 'DELETE', fn('organization-members'), {
+      token: aliceIn.json.access_token,
+      body: { user_id: bob.user.id },
+    });
+    expect(removed.status).toBe(204);
+    // Bob's token still names the organization, but membership is checked on every request.
+    const bobAfter = await call(svc, 'GET', fn('organization-members'), { token: asBob });
+    expect(bobAfter.status).toBe(403);
+    const gone = await call(svc, 'DELETE', fn('organization-members'), {
+      token: owner.access_token,
+      body: { user_id: bob.user.id },
+    });
+    expect(gone.status).toBe(404);
+  });
+
+  it('answers not_found for an email with no account, and refuses callers with no organization', async () => {
+    const owner = await signUp(svc, 'Lonely LLC');
+    const r = await call(svc, 'POST', fn('organization-members'), {
+      token: owner.access_token,
+      body: { email: uniqueEmail('nobody'), role: 'member' },
+    });
+    expect(r.status).toBe(404);
+    const homeless = await signUp(svc);
+    const list = await call(svc, 'GET', fn('organization-members'), { token: homeless.access_token });
+    expect(list.status).toBe(403);
+    expect(list.json.error).toBe('forbidden');
+  });
+});
+
+describe('organization-plan', () => {
+  it('lets the service role change a plan and refuses everyone else', async () => {
+    const owner = await signUp(svc, 'Upgrade Corp');
+    const org = orgOf(owner);
+    const byOwner = await call(svc, 'POST', fn('organization-plan'), {
+      token: owner.access_token,
+      body: { organization_id: org, plan: 'scale' },
+    });
+    expect(byOwner.status).toBe(403);
+
+    const r = await call(svc, 'POST', fn('organization-plan'), {
+      token: svc.serviceRoleKey,
+      body: { organization_id: org, plan: 'growth' },
+    });
+    expect(r.status).toBe(200);
+    expect(r.json.organization).toMatchObject({ id: org, plan: 'growth' });
+    expect(r.json.plan_limits).toEqual({
+      contacts: 5000,
+      orders: null,
+      inventory_items: 3000,
+      outbound_messages: 5000,
+      api_calls_per_day: 25000,
+      warehouses: 5,
+      ai_annotations: 1000,
+      agents: 5,
+      mcp_scopes: ['read', 'write', 'admin'],
+      data_retention_days: 730,
+    });
+
+    const unknownPlan = await call(svc, 'POST', fn('organization-plan'), {
+      token: svc.serviceRoleKey,
+      body: { organization_id: org, plan: 'platinum' },
+    });
+    expect(unknownPlan.status).toBe(400);
+    const unknownOrg = await call(svc, 'POST', fn('organization-plan'), {
+      token: svc.serviceRoleKey,
+      body: { organization_id: '00000000-0000-4000-8000-000000000000', plan: 'starter' },
+    });
+    expect(unknownOrg.status).toBe(404);
+  });
+});
