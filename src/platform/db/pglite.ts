@@ -29,6 +29,7 @@ export async function openPglite(
 ): Promise<Database & { snapshot(): Promise<Blob> }> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const db = await PGlite.create({ dataDir, loadDataDir: template });
+  let lockQueue: Promise<unknown> = Promise.resolve();
 
   function inTransaction<T>(
     prelude: [string, unknown[]] | null,
@@ -52,7 +53,12 @@ export async function openPglite(
         opts?.readOnly ?? false,
         fn,
       ),
-    withAdvisoryLock: (_key, fn) => fn(wrap(db)),
+    // One process owns a PGlite data dir, so an in-process queue is the whole lock.
+    withAdvisoryLock: (_key, fn) => {
+      const run = lockQueue.then(() => fn(wrap(db)));
+      lockQueue = run.catch(() => {});
+      return run;
+    },
     close: () => db.close(),
     // A copy of a migrated database lets tests start many instances without migrating each.
     snapshot: () => db.dumpDataDir('none'),

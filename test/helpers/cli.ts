@@ -1,0 +1,39 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
+
+/** Runs `svc <args>` to completion. */
+export function runCli(args: string[], env: Record<string, string>) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Starts `svc start` and resolves once it prints its URL. */
+export function startCli(env: Record<string, string>) {
+  return new Promise<{ child: ChildProcess; url: string; output: () => string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'start'], { env: { ...process.env, ...env } });
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d;
+      const m = /svc listening on (\S+)/.exec(out);
+      if (m?.[1]) resolve({ child, url: m[1], output: () => out });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
+    child.on('exit', (code) => reject(new Error(`svc start exited with ${code}: ${out}`)));
+  });
+}
