@@ -50,11 +50,17 @@ as $$
   select coalesce(auth.jwt() ->> 'role', current_setting('role', true))
 $$;
 
--- Every mutable table keeps updated_at honest whatever path writes it.
-create or replace function app.touch_updated_at() returns trigger
+-- Timestamps belong to the database whatever path writes a row: created_at is set once,
+-- updated_at on every change, and values a caller sends are ignored.
+create or replace function app.touch_timestamps() returns trigger
 language plpgsql
 as $$
 begin
+  if tg_op = 'INSERT' then
+    new.created_at := now();
+  else
+    new.created_at := old.created_at;
+  end if;
   new.updated_at := now();
   return new;
 end $$;

@@ -15,7 +15,7 @@ create table auth.users (
   constraint users_email_normalized check (email = lower(btrim(email)) and length(email) between 3 and 320)
 );
 create unique index users_email_key on auth.users (email);
-create trigger users_touch before update on auth.users for each row execute function app.touch_updated_at();
+create trigger users_touch before insert or update on auth.users for each row execute function app.touch_timestamps();
 
 create table auth.sessions (
   id uuid primary key default gen_random_uuid(),
@@ -28,7 +28,7 @@ create table auth.sessions (
   refreshed_at timestamptz
 );
 create index sessions_user_id_idx on auth.sessions (user_id);
-create trigger sessions_touch before update on auth.sessions for each row execute function app.touch_updated_at();
+create trigger sessions_touch before insert or update on auth.sessions for each row execute function app.touch_timestamps();
 
 -- Opaque refresh tokens, stored as SHA-256 only. A session is one token family: rotation links
 -- each token to its parent, and reuse of a rotated token revokes the family.
@@ -44,6 +44,6 @@ create table auth.refresh_tokens (
 );
 create index refresh_tokens_session_idx on auth.refresh_tokens (session_id, revoked);
 create index refresh_tokens_parent_idx on auth.refresh_tokens (parent_hash);
-create trigger refresh_tokens_touch before update on auth.refresh_tokens for each row execute function app.touch_updated_at();
+create trigger refresh_tokens_touch before insert or update on auth.refresh_tokens for each row execute function app.touch_timestamps();
 
 revoke all on all tables in schema auth from public, anon, authenticated, service_role;

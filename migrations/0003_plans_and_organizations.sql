@@ -47,8 +47,8 @@ create table public.organizations (
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now()
 );
-create trigger organizations_touch before update on public.organizations
-  for each row execute function app.touch_updated_at();
+create trigger organizations_touch before insert or update on public.organizations
+  for each row execute function app.touch_timestamps();
 
 create table public.organization_members (
   organization_id uuid not null references public.organizations (id) on delete cascade,
@@ -59,8 +59,8 @@ create table public.organization_members (
   primary key (organization_id, user_id)
 );
 create index organization_members_user_idx on public.organization_members (user_id);
-create trigger organization_members_touch before update on public.organization_members
-  for each row execute function app.touch_updated_at();
+create trigger organization_members_touch before insert or update on public.organization_members
+  for each row execute function app.touch_timestamps();
 
 -- Agent API keys: only a bcrypt hash is kept. key_prefix (svc_ak_ + 5) is unique across the
 -- service because agent-auth finds the key by it before it knows the organization.
@@ -80,8 +80,8 @@ create table public.agent_api_keys (
   updated_at timestamptz not null default now(),
   primary key (organization_id, id)
 );
-create trigger agent_api_keys_touch before update on public.agent_api_keys
-  for each row execute function app.touch_updated_at();
+create trigger agent_api_keys_touch before insert or update on public.agent_api_keys
+  for each row execute function app.touch_timestamps();
 
 -- Every agent-auth attempt, successful or not. Never the key itself: the prefix at most.
 -- organization_id is null when the key was unknown, so this audit table keys on id alone.

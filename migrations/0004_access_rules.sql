@@ -10,7 +10,7 @@ $$;
 
 -- The organization the caller acts in, or null. A person's JWT names it, but membership is
 -- re-checked here so that removing a member takes effect on their next request; an agent's key
--- must still be active.
+-- must still be active and unexpired.
 create or replace function app.current_org_id() returns uuid
 language sql stable security definer set search_path = ''
 as $$
@@ -19,7 +19,7 @@ as $$
       select k.organization_id from public.agent_api_keys k
        where k.id = auth.uid()
          and k.organization_id = nullif(auth.jwt() ->> 'organization_id', '')::uuid
-         and k.is_active)
+         and k.is_active and k.expires_at > now())
     else (
       select m.organization_id from public.organization_members m
        where m.user_id = auth.uid()
@@ -189,14 +189,16 @@ begin
     raise exception 'only an owner may add, change or remove an owner'
       using errcode = '42501';
   end if;
-  if tg_op in ('UPDATE', 'DELETE') and old.role = 'owner'
-     and (tg_op = 'DELETE' or new.role <> 'owner')
-     and exists (select 1 from public.organizations o where o.id = old.organization_id)
-     and not exists (select 1 from public.organization_members m
-                      where m.organization_id = old.organization_id and m.role = 'owner'
-                        and m.user_id <> old.user_id) then
-    raise exception 'an organization must keep at least one owner'
-      using errcode = 'SV409', hint = 'last_owner';
+  if tg_op in ('UPDATE', 'DELETE') and old.role = 'owner' and (tg_op = 'DELETE' or new.role <> 'owner') then
+    -- Two owners removing each other at once must not both succeed: take turns per organization.
+    perform pg_advisory_xact_lock(hashtextextended('svc.org_owners:' || old.organization_id::text, 0));
+    if exists (select 1 from public.organizations o where o.id = old.organization_id)
+       and not exists (select 1 from public.organization_members m
+                        where m.organization_id = old.organization_id and m.role = 'owner'
+                          and m.user_id <> old.user_id) then
+      raise exception 'an organization must keep at least one owner'
+        using errcode = 'SV409', hint = 'last_owner';
+    end if;
   end if;
   return coalesce(new, old);
 end $$;

@@ -40,16 +40,12 @@ as $$
 begin
   new.email := nullif(lower(btrim(new.email)), '');
   new.phone := nullif(btrim(new.phone), '');
-  if tg_op = 'INSERT' then
-    new.created_at := now();
-    new.updated_at := now();
-  end if;
   return new;
 end $$;
 create trigger contacts_normalize before insert or update on public.contacts
   for each row execute function app.normalize_contact();
-create trigger contacts_touch before update on public.contacts
-  for each row execute function app.touch_updated_at();
+create trigger contacts_touch before insert or update on public.contacts
+  for each row execute function app.touch_timestamps();
 
 create table public.warehouses (
   organization_id uuid not null default app.current_org_id() references public.organizations (id) on delete cascade,
@@ -63,8 +59,8 @@ create table public.warehouses (
 );
 create unique index warehouses_one_default on public.warehouses (organization_id) where is_default;
 create unique index warehouses_name_key on public.warehouses (organization_id, name);
-create trigger warehouses_touch before update on public.warehouses
-  for each row execute function app.touch_updated_at();
+create trigger warehouses_touch before insert or update on public.warehouses
+  for each row execute function app.touch_timestamps();
 
 -- Each organization starts with its default warehouse, so stock always has somewhere to live.
 create or replace function app.create_default_warehouse() returns trigger
@@ -111,16 +107,12 @@ begin
      where w.organization_id = new.organization_id and w.is_default;
   end if;
   new.sku := nullif(btrim(new.sku), '');
-  if tg_op = 'INSERT' then
-    new.created_at := now();
-    new.updated_at := now();
-  end if;
   return new;
 end $$;
 create trigger inventory_items_prepare before insert or update on public.inventory_items
   for each row execute function app.prepare_inventory_item();
-create trigger inventory_items_touch before update on public.inventory_items
-  for each row execute function app.touch_updated_at();
+create trigger inventory_items_touch before insert or update on public.inventory_items
+  for each row execute function app.touch_timestamps();
 
 create table public.orders (
   organization_id uuid not null default app.current_org_id() references public.organizations (id) on delete cascade,
@@ -173,14 +165,11 @@ begin
     n := app.next_counter(new.organization_id, 'order_number');
     new.order_number := 'ORD-' || case when n < 1000000 then lpad(n::text, 6, '0') else n::text end;
     new.subtotal := 0;
-    new.created_at := now();
-    new.updated_at := now();
     if current_setting('role', true) = 'authenticated' then
       new.status := 'pending';
     end if;
   else
     new.order_number := old.order_number;
-    new.created_at := old.created_at;
     select coalesce(sum(i.total), 0) into new.subtotal from public.order_items i
      where i.organization_id = new.organization_id and i.order_id = new.id;
   end if;
@@ -189,8 +178,8 @@ begin
 end $$;
 create trigger orders_prepare before insert or update on public.orders
   for each row execute function app.prepare_order();
-create trigger orders_touch before update on public.orders
-  for each row execute function app.touch_updated_at();
+create trigger orders_touch before insert or update on public.orders
+  for each row execute function app.touch_timestamps();
 
 create table public.order_items (
   organization_id uuid not null default app.current_org_id() references public.organizations (id) on delete cascade,
@@ -218,26 +207,27 @@ language plpgsql
 as $$
 begin
   new.total := round(new.quantity * new.unit_price, 2);
-  if tg_op = 'INSERT' then
-    new.created_at := now();
-    new.updated_at := now();
-  end if;
   return new;
 end $$;
 create trigger order_items_prepare before insert or update on public.order_items
   for each row execute function app.prepare_order_item();
-create trigger order_items_touch before update on public.order_items
-  for each row execute function app.touch_updated_at();
+create trigger order_items_touch before insert or update on public.order_items
+  for each row execute function app.touch_timestamps();
 
--- Touching the order makes orders_prepare recompute its subtotal from the lines, whichever
--- path wrote them.
+-- Touching an order makes orders_prepare recompute its subtotal from the lines, whichever path
+-- wrote them. A line moved to another order changes both.
 create or replace function app.recompute_order_totals() returns trigger
 language plpgsql security definer set search_path = ''
 as $$
 begin
-  update public.orders o set updated_at = now()
-   where o.organization_id = coalesce(new.organization_id, old.organization_id)
-     and o.id = coalesce(new.order_id, old.order_id);
+  if tg_op in ('UPDATE', 'DELETE') then
+    update public.orders o set updated_at = now()
+     where o.organization_id = old.organization_id and o.id = old.order_id;
+  end if;
+  if tg_op = 'INSERT' or (tg_op = 'UPDATE' and new.order_id is distinct from old.order_id) then
+    update public.orders o set updated_at = now()
+     where o.organization_id = new.organization_id and o.id = new.order_id;
+  end if;
   return null;
 end $$;
 create trigger order_items_totals after insert or update or delete on public.order_items
