@@ -44,6 +44,7 @@ create table auth.refresh_tokens (
 );
 create index refresh_tokens_session_idx on auth.refresh_tokens (session_id, revoked);
 create index refresh_tokens_parent_idx on auth.refresh_tokens (parent_hash);
+create index refresh_tokens_user_idx on auth.refresh_tokens (user_id);
 create trigger refresh_tokens_touch before insert or update on auth.refresh_tokens for each row execute function app.touch_timestamps();
 
 revoke all on all tables in schema auth from public, anon, authenticated, service_role;

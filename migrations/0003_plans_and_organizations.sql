@@ -47,6 +47,8 @@ create table public.organizations (
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now()
 );
+-- Deleting a user sets created_by to null: index it so that is not a scan.
+create index organizations_created_by_idx on public.organizations (created_by);
 create trigger organizations_touch before insert or update on public.organizations
   for each row execute function app.touch_timestamps();
 
@@ -80,6 +82,7 @@ create table public.agent_api_keys (
   updated_at timestamptz not null default now(),
   primary key (organization_id, id)
 );
+create index agent_api_keys_created_by_idx on public.agent_api_keys (created_by);
 create trigger agent_api_keys_touch before insert or update on public.agent_api_keys
   for each row execute function app.touch_timestamps();
 

@@ -1,6 +1,62 @@
--- Who the caller is, read from the JWT claims that each request sets transaction-locally.
--- Security definer so the lookups below see membership and key rows whatever the caller's
--- policies say; search_path is pinned so no caller-created object can stand in.
+-- Who the caller is. The first statement of every request sets its JWT claims (as PostgREST
+-- does) and calls app.establish_context(claims), which checks them against the database once:
+-- a person must still be a member of the organization the token names (their role is read from
+-- the membership, not the token), an agent's key must still be active and unexpired. The answer
+-- is kept in transaction-local settings that the policies read, so a request pays for one lookup,
+-- not one per statement or row. Removing a member or revoking a key takes effect on the next
+-- request. The settings are trusted like the claims themselves: callers never send SQL text.
+create or replace function app.establish_context(claims jsonb) returns void
+language plpgsql security definer
+as $$
+declare
+  caller uuid;
+  org uuid;
+  member_role text;
+  scopes text[] := '{}';
+  may_delete text := '';
+begin
+  if claims ->> 'role' = 'authenticated' then
+    caller := nullif(claims ->> 'sub', '')::uuid;
+    if claims ->> 'org_role' = 'agent' then
+      select k.organization_id into org from public.agent_api_keys k
+       where k.id = caller
+         and k.organization_id = nullif(claims ->> 'organization_id', '')::uuid
+         and k.is_active and k.expires_at > pg_catalog.now();
+      if org is not null then
+        member_role := 'agent';
+        if pg_catalog.jsonb_typeof(claims -> 'agent_scopes') = 'array' then
+          scopes := array(select pg_catalog.jsonb_array_elements_text(claims -> 'agent_scopes'));
+        end if;
+      end if;
+    else
+      select m.organization_id, m.role into org, member_role from public.organization_members m
+       where m.user_id = caller
+         and m.organization_id = coalesce(
+               nullif(claims -> 'app_metadata' ->> 'organization_id', ''),
+               nullif(claims -> 'app_metadata' ->> 'org_id', ''))::uuid;
+    end if;
+  end if;
+  -- The decisions policies need, made once here so that planning a policy stays cheap.
+  -- Agents: admin implies write, write implies read. Members may delete only where a table says so.
+  if member_role = 'agent' then
+    may_delete := case when 'admin' = any (scopes) then 'all' else '' end;
+  elsif member_role in ('owner', 'admin') then
+    may_delete := 'all';
+  elsif member_role = 'member' then
+    may_delete := 'members';
+  end if;
+  -- No SET clause on this function: it would undo these transaction-local settings at exit.
+  perform pg_catalog.set_config('svc.org_id', coalesce(org::text, ''), true);
+  perform pg_catalog.set_config('svc.org_role', coalesce(member_role, ''), true);
+  perform pg_catalog.set_config('svc.agent_scopes', scopes::text, true);
+  perform pg_catalog.set_config('svc.can_read',
+    case when member_role = 'agent' then (scopes && array['read', 'write', 'admin'])::text
+         else (member_role is not null)::text end, true);
+  perform pg_catalog.set_config('svc.can_write',
+    case when member_role = 'agent' then (scopes && array['write', 'admin'])::text
+         else (member_role is not null)::text end, true);
+  perform pg_catalog.set_config('svc.can_delete', may_delete, true);
+end $$;
 
 create or replace function app.is_agent() returns boolean
 language sql stable
@@ -8,45 +64,25 @@ as $$
   select coalesce(auth.jwt() ->> 'org_role' = 'agent', false)
 $$;
 
--- The organization the caller acts in, or null. A person's JWT names it, but membership is
--- re-checked here so that removing a member takes effect on their next request; an agent's key
--- must still be active and unexpired.
+-- The organization the caller acts in, or null when the claims did not check out.
 create or replace function app.current_org_id() returns uuid
-language sql stable security definer set search_path = ''
+language sql stable
 as $$
-  select case
-    when auth.jwt() ->> 'org_role' = 'agent' then (
-      select k.organization_id from public.agent_api_keys k
-       where k.id = auth.uid()
-         and k.organization_id = nullif(auth.jwt() ->> 'organization_id', '')::uuid
-         and k.is_active and k.expires_at > now())
-    else (
-      select m.organization_id from public.organization_members m
-       where m.user_id = auth.uid()
-         and m.organization_id = coalesce(
-               nullif(auth.jwt() -> 'app_metadata' ->> 'organization_id', ''),
-               nullif(auth.jwt() -> 'app_metadata' ->> 'org_id', ''))::uuid)
-  end
+  select nullif(current_setting('svc.org_id', true), '')::uuid
 $$;
 
--- owner | admin | member for people (from membership, not from the token), agent for agents.
+-- owner | admin | member for people, agent for agents, null for anyone else.
 create or replace function app.org_role() returns text
-language sql stable security definer set search_path = ''
+language sql stable
 as $$
-  select case
-    when app.current_org_id() is null then null
-    when app.is_agent() then 'agent'
-    else (select m.role from public.organization_members m
-           where m.user_id = auth.uid() and m.organization_id = app.current_org_id())
-  end
+  select nullif(current_setting('svc.org_role', true), '')
 $$;
 
+-- The agent's scopes as granted at exchange time (key scopes capped by the plan).
 create or replace function app.agent_scopes() returns text[]
 language sql stable
 as $$
-  select case when app.is_agent() and jsonb_typeof(auth.jwt() -> 'agent_scopes') = 'array'
-    then array(select jsonb_array_elements_text(auth.jwt() -> 'agent_scopes'))
-    else '{}'::text[] end
+  select coalesce(nullif(current_setting('svc.agent_scopes', true), ''), '{}')::text[]
 $$;
 
 -- admin implies write, write implies read.
@@ -60,35 +96,31 @@ as $$
     else false end
 $$;
 
+-- What policies ask, each a single setting read (see app.establish_context).
 create or replace function app.can_read() returns boolean
 language sql stable
 as $$
-  select case coalesce(app.org_role(), '') when 'agent' then app.has_scope('read') when '' then false else true end
+  select coalesce(current_setting('svc.can_read', true) = 'true', false)
 $$;
 
 create or replace function app.can_write() returns boolean
 language sql stable
 as $$
-  select case coalesce(app.org_role(), '') when 'agent' then app.has_scope('write') when '' then false else true end
+  select coalesce(current_setting('svc.can_write', true) = 'true', false)
 $$;
 
 -- Deletes: owners and admins, agents with admin scope; members only where the table allows it.
 create or replace function app.can_delete(members_may boolean default false) returns boolean
 language sql stable
 as $$
-  select case app.org_role()
-    when 'owner' then true
-    when 'admin' then true
-    when 'member' then members_may
-    when 'agent' then app.has_scope('admin')
-    else false end
+  select case current_setting('svc.can_delete', true) when 'all' then true when 'members' then members_may else false end
 $$;
 
 -- People who manage the organization itself (members, keys, settings).
 create or replace function app.is_org_admin() returns boolean
 language sql stable
 as $$
-  select coalesce(app.org_role() in ('owner', 'admin'), false)
+  select coalesce(current_setting('svc.org_role', true) in ('owner', 'admin'), false)
 $$;
 
 -- Every organization the caller belongs to (people may belong to several; agents to one).
@@ -101,12 +133,12 @@ as $$
   select app.current_org_id() where app.current_org_id() is not null
 $$;
 
--- Emails of the current organization's members (auth.users itself stays private).
+-- Emails of the current organization's members, for people only (auth.users stays private).
 create or replace function app.member_directory() returns table (user_id uuid, email text)
 language sql stable security definer set search_path = ''
 as $$
   select m.user_id, u.email from public.organization_members m join auth.users u on u.id = m.user_id
-   where m.organization_id = app.current_org_id()
+   where m.organization_id = app.current_org_id() and not app.is_agent()
 $$;
 
 -- An account's id by email, for owners and admins adding members; null for anyone else.
@@ -219,6 +251,20 @@ create policy agent_keys_select on public.agent_api_keys for select to authentic
 create policy agent_keys_update on public.agent_api_keys for update to authenticated
   using (organization_id = (select app.current_org_id()) and (select app.is_org_admin()))
   with check (organization_id = (select app.current_org_id()));
+
+-- Revocation is final: a revoked key is never switched back on (create a new key instead).
+create or replace function app.guard_key_revocation() returns trigger
+language plpgsql
+as $$
+begin
+  if not old.is_active and new.is_active then
+    raise exception 'a revoked key cannot be reactivated; create a new key'
+      using errcode = 'SV409', hint = 'invalid_transition', detail = '{"from": "revoked", "to": "active"}';
+  end if;
+  return new;
+end $$;
+create trigger agent_api_keys_revocation_final before update of is_active on public.agent_api_keys
+  for each row execute function app.guard_key_revocation();
 
 -- agent_auth_attempts: written by the service; owners and admins read their organization's.
 alter table public.agent_auth_attempts enable row level security;

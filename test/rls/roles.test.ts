@@ -123,6 +123,15 @@ describe('agent keys and the auth log', () => {
     const widen = as(fresh.db, who('owner'), "update agent_api_keys set scopes = '{admin}'");
     expect(await sqlstate(widen)).toBe('42501');
   });
+
+  it('revocation is final: a revoked key cannot be switched back on', async () => {
+    const [k] = await as(fresh.db, who('owner'), 'update agent_api_keys set is_active = false returning id');
+    const revive = as(fresh.db, who('owner'), 'update agent_api_keys set is_active = true where id = $1', [
+      k?.id,
+    ]);
+    expect(await sqlstate(revive)).toBe('SV409');
+    expect(await rowAsOwner(fresh.db, 'agent_api_keys', k?.id as string)).toMatchObject({ is_active: false });
+  });
 });
 
 describe('organization', () => {

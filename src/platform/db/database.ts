@@ -47,12 +47,20 @@ export function roleOf(principal: Principal): 'authenticated' | 'anon' | 'servic
   return principal.kind === 'anon' ? 'anon' : 'authenticated';
 }
 
-// PostgREST sets these in one statement; transaction-local so a pooled connection never keeps them.
-export const SET_CLAIMS_SQL =
-  "select set_config('role', $1, true), set_config('request.jwt.claims', $2, true), set_config('request.jwt.claim.sub', $3, true)";
+// One statement, as PostgREST sends it, plus the check of the claims against the database
+// (app.establish_context). Transaction-local, so a pooled connection never keeps any of it.
+export const SET_CLAIMS_SQL = `select set_config('role', $1, true), set_config('request.jwt.claims', $2, true),
+  set_config('request.jwt.claim.sub', $3, true), set_config('transaction_read_only', $4, true),
+  app.establish_context($2::jsonb)`;
 
-export function claimsParams(role: string, claims: Record<string, unknown>): unknown[] {
-  return [role, JSON.stringify(claims), typeof claims.sub === 'string' ? claims.sub : ''];
+export function claimsParams(principal: Principal, readOnly = false): unknown[] {
+  const { claims } = principal;
+  return [
+    roleOf(principal),
+    JSON.stringify(claims),
+    typeof claims.sub === 'string' ? claims.sub : '',
+    readOnly ? 'on' : 'off',
+  ];
 }
 
 export const SERVICE: Principal = { kind: 'service', claims: { role: 'service_role' } };

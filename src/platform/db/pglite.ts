@@ -6,7 +6,6 @@ import {
   type Database,
   type Queryable,
   type Row,
-  roleOf,
   SET_CLAIMS_SQL,
 } from './database.ts';
 
@@ -31,13 +30,8 @@ export async function openPglite(
   const db = await PGlite.create({ dataDir, loadDataDir: template });
   let lockQueue: Promise<unknown> = Promise.resolve();
 
-  function inTransaction<T>(
-    prelude: [string, unknown[]] | null,
-    readOnly: boolean,
-    fn: (tx: Queryable) => Promise<T>,
-  ) {
+  function inTransaction<T>(prelude: [string, unknown[]] | null, fn: (tx: Queryable) => Promise<T>) {
     return db.transaction(async (tx) => {
-      if (readOnly) await tx.query('set transaction read only');
       if (prelude) await tx.query(prelude[0], prelude[1]);
       return fn(wrap(tx));
     });
@@ -46,13 +40,9 @@ export async function openPglite(
   return {
     engine: 'pglite',
     query: (sql, params) => wrap(db).query(sql, params),
-    transaction: (fn) => inTransaction(null, false, fn),
+    transaction: (fn) => inTransaction(null, fn),
     asPrincipal: (principal, fn, opts) =>
-      inTransaction(
-        [SET_CLAIMS_SQL, claimsParams(roleOf(principal), principal.claims)],
-        opts?.readOnly ?? false,
-        fn,
-      ),
+      inTransaction([SET_CLAIMS_SQL, claimsParams(principal, opts?.readOnly)], fn),
     // One process owns a PGlite data dir, so an in-process queue is the whole lock.
     withAdvisoryLock: (_key, fn) => {
       const run = lockQueue.then(() => fn(wrap(db)));

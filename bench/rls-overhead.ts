@@ -1,0 +1,200 @@
+// What row-level security costs on the hottest read there is: one contact by primary key, as the
+// owner (baseline) and as a signed-in user through db.asPrincipal. Both engines run in the same
+// process and the same run, so the ratio compares like with like. A benchmark, not a test: it
+// prints figures and never exits non-zero because of one.
+//
+// Where the time goes (see docs/performance.md): the baseline is one statement; a request under
+// RLS is four (begin, claims + app.establish_context, the read, commit) in two round trips. The
+// "owner db.transaction" line shows what the transaction shape alone costs.
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import type { Database, Principal } from '../src/platform/db/database.ts';
+import { migrate } from '../src/platform/db/migrate.ts';
+import { openPostgres } from '../src/platform/db/pg.ts';
+import { openPglite } from '../src/platform/db/pglite.ts';
+
+const CONTACTS = 1000;
+const WARMUP = 200;
+const ITERATIONS = 2000;
+const ROUNDS = 4; // variants take turns in slices, so drift on a shared machine hits them alike
+const CONCURRENCY = 8;
+const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
+const READ = 'select * from public.contacts where organization_id = $1 and id = $2';
+
+type Seed = { orgId: string; ids: string[]; foreign: [string, string]; principal: Principal };
+/** Reads one contact by key and returns how many rows came back. */
+type Op = (orgId: string, id: string) => Promise<number>;
+type Variant = { label: string; op: Op; rls: boolean };
+type Result = { label: string; opsPerSec: number; p50: number; p99: number };
+
+function one<T>(rows: T[]): T {
+  if (rows[0] === undefined) throw new Error('statement returned no row');
+  return rows[0];
+}
+
+/** A user who owns one organization with CONTACTS contacts, and a contact of another tenant. */
+async function seed(db: Database): Promise<Seed> {
+  const tag = randomBytes(4).toString('hex');
+  const insertUser = `insert into auth.users (email, encrypted_password) values ($1, 'not-a-hash') returning id`;
+  const userId = one(await db.query<{ id: string }>(insertUser, [`bench-${tag}@example.test`])).id;
+  const insertOrg = 'insert into public.organizations (name) values ($1) returning id';
+  const orgId = one(await db.query<{ id: string }>(insertOrg, [`Bench ${tag}`])).id;
+  const otherOrg = one(await db.query<{ id: string }>(insertOrg, [`Other ${tag}`])).id;
+  const member = `insert into public.organization_members (organization_id, user_id, role) values ($1, $2, 'owner')`;
+  await db.query(member, [orgId, userId]);
+  const insertContacts = `insert into public.contacts (organization_id, first_name, email)
+    select $1, 'First ' || g, 'c' || g || '@example.test' from generate_series(1, $2::int) g returning id`;
+  const ids = (await db.query<{ id: string }>(insertContacts, [orgId, CONTACTS])).map((r) => r.id);
+  const otherId = one(await db.query<{ id: string }>(insertContacts, [otherOrg, 1])).id;
+  await db.query('analyze public.contacts');
+  // The shape /auth/v1 issues: the current organization both as organization_id and org_id.
+  const claims = {
+    sub: userId,
+    role: 'authenticated',
+    app_metadata: { organization_id: orgId, org_id: orgId, org_role: 'owner' },
+  };
+  return { orgId, ids, foreign: [otherOrg, otherId], principal: { kind: 'user', userId, claims } };
+}
+
+/** Runs `count` reads from `callers` concurrent loops: per-read latencies (µs) and wall time. */
+async function drive(s: Seed, op: Op, count: number, callers: number) {
+  const latencies: number[] = [];
+  let next = 0;
+  const start = performance.now();
+  const caller = async () => {
+    while (next < count) {
+      const id = s.ids[next++ % CONTACTS] ?? '';
+      const t = performance.now();
+      const rows = await op(s.orgId, id);
+      latencies.push((performance.now() - t) * 1000);
+      // A read that silently returned nothing (claims wrong, policy denying) would look fast.
+      if (rows !== 1) throw new Error(`expected one contact, got ${rows}`);
+    }
+  };
+  await Promise.all(Array.from({ length: callers }, caller));
+  return { latencies, seconds: (performance.now() - start) / 1000 };
+}
+
+async function compare(s: Seed, variants: Variant[], callers = 1): Promise<Result[]> {
+  for (const v of variants) {
+    // A variant that claims RLS but ran as the owner would see the other tenant's contact.
+    if (v.rls && (await v.op(...s.foreign)) !== 0) throw new Error(`${v.label}: sees another tenant`);
+    // Warm up at the measured concurrency, so the pool has opened its connections before timing.
+    await drive(s, v.op, WARMUP, callers);
+  }
+  const acc = variants.map(() => ({ latencies: [] as number[], seconds: 0 }));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [k, v] of variants.entries()) {
+      const r = await drive(s, v.op, ITERATIONS / ROUNDS, callers);
+      acc[k]?.latencies.push(...r.latencies);
+      if (acc[k]) acc[k].seconds += r.seconds;
+    }
+  }
+  return variants.map(({ label }, k) => {
+    const { latencies, seconds } = acc[k] ?? { latencies: [0], seconds: 1 };
+    latencies.sort((a, b) => a - b);
+    const pct = (p: number) => latencies[Math.floor(p * latencies.length)] ?? 0;
+    return { label, opsPerSec: ITERATIONS / seconds, p50: pct(0.5), p99: pct(0.99) };
+  });
+}
+
+const overhead = (base: Result, r: Result) => (base.opsPerSec / r.opsPerSec - 1) * 100;
+const fmt = (x: number, width = 0) => x.toFixed(0).padStart(width);
+
+function print(title: string, results: Result[]): void {
+  console.log(`  ${title}`);
+  const base = results[0];
+  for (const r of results) {
+    const extra = base && r !== base ? `  overhead ${overhead(base, r).toFixed(1).padStart(6)}%` : '';
+    const lat = `p50 ${fmt(r.p50, 5)} µs  p99 ${fmt(r.p99, 6)} µs`;
+    console.log(`    ${r.label.padEnd(54)} ${fmt(r.opsPerSec, 6)} ops/s  ${lat}${extra}`);
+  }
+}
+
+function summary(engine: string, [base, rls]: Result[], tail = ''): string {
+  if (!base || !rls) return `rls-overhead ${engine}: no result`;
+  const figures = `baseline ${fmt(base.opsPerSec)} ops/s, rls ${fmt(rls.opsPerSec)} ops/s`;
+  return `rls-overhead ${engine}: ${figures}, overhead ${overhead(base, rls).toFixed(1)}% (goal < 25% on PostgreSQL)${tail}`;
+}
+
+/** The two measured variants, identical on both engines. */
+function variants(db: Database, s: Seed): [Variant, Variant] {
+  const asUser: Op = async (org, id) =>
+    (await db.asPrincipal(s.principal, (tx) => tx.query(READ, [org, id]), { readOnly: true })).length;
+  return [
+    {
+      label: 'baseline: db.query as owner',
+      op: async (org, id) => (await db.query(READ, [org, id])).length,
+      rls: false,
+    },
+    { label: 'rls: db.asPrincipal(user, readOnly)', op: asUser, rls: true },
+  ];
+}
+
+async function benchPglite(): Promise<string> {
+  const db = await openPglite(undefined);
+  try {
+    await migrate(db);
+    const s = await seed(db);
+    console.log(
+      `pglite (in memory), ${CONTACTS} contacts, ${ITERATIONS} reads per variant after ${WARMUP} warm-up`,
+    );
+    const results = await compare(s, variants(db, s));
+    print('sequential', results);
+    return summary('pglite', results);
+  } finally {
+    await db.close();
+  }
+}
+
+async function benchPostgres(): Promise<string | null> {
+  const admin = new pg.Client({ connectionString: SERVER, connectionTimeoutMillis: 3000 });
+  const shown = new URL(SERVER);
+  if (shown.password) shown.password = '***';
+  const name = `svc_bench_${process.pid}_${randomBytes(4).toString('hex')}`;
+  try {
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+  } catch (err) {
+    console.log(`postgres: skipped, cannot use ${shown} (${(err as Error).message})`);
+    await admin.end().catch(() => {});
+    return null;
+  }
+  const url = new URL(SERVER);
+  url.pathname = `/${name}`;
+  const db = openPostgres(url.toString(), CONCURRENCY);
+  try {
+    await migrate(db);
+    const s = await seed(db);
+    const version = one(await db.query<{ v: string }>(`select current_setting('server_version') v`)).v;
+    console.log(`postgres ${version} at ${shown.host}, scratch database ${name}, ${CONTACTS} contacts`);
+    // The owner in the same transaction shape tells the transaction's cost apart from the policies'.
+    const ownerTx: Variant = {
+      label: 'for comparison: owner db.transaction, no RLS',
+      op: async (org, id) => (await db.transaction((tx) => tx.query(READ, [org, id]))).length,
+      rls: false,
+    };
+    const seq = await compare(s, [...variants(db, s), ownerTx]);
+    print(`sequential, ${ITERATIONS} reads per variant after ${WARMUP} warm-up`, seq);
+    const conc = await compare(s, variants(db, s), CONCURRENCY);
+    print(`${CONCURRENCY} concurrent callers, pool of ${CONCURRENCY}`, conc);
+    const [cBase, cRls] = conc;
+    const tail =
+      cBase && cRls ? `; ${CONCURRENCY} concurrent: overhead ${overhead(cBase, cRls).toFixed(1)}%` : '';
+    return summary('postgres', seq, tail);
+  } finally {
+    await db.close();
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
+}
+
+const started = performance.now();
+const lines = [await benchPglite()];
+console.log();
+const onPostgres = await benchPostgres();
+if (onPostgres) lines.push(onPostgres);
+console.log();
+for (const line of lines) console.log(line);
+console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s)`);
