@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import type { DestinationStream } from 'pino';
@@ -36,17 +37,20 @@ export async function startService(
   }
 
   // The handler is bound after listen so an ephemeral port can be part of the public URL.
-  let handle: ((req: Request) => Response | Promise<Response>) | undefined;
+  type Handler = (req: Request, env: unknown) => Response | Promise<Response>;
+  let handle: Handler | undefined;
   const server = createAdaptorServer({
-    fetch: (req: Request, env: unknown) =>
-      handle
-        ? (handle as (r: Request, e: unknown) => Response | Promise<Response>)(req, env)
-        : new Response(null, { status: 503 }),
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+    fetch: (req: Request, env: unknown) => (handle ? handle(req, env) : new Response(null, { status: 503 })),
+  }) as Server;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
   const url = resolvePublicUrl(config, (server.address() as AddressInfo).port);
 
   const services: Services = {
@@ -60,18 +64,16 @@ export async function startService(
     log,
   };
   const app = buildApp(services);
-  handle = app.fetch as typeof handle;
+  handle = app.fetch as Handler;
   log.info({ url, engine: db.engine }, 'listening');
 
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       const done = new Promise<void>((resolve) => server.close(() => resolve()));
-      const hard = setTimeout(
-        () => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(),
-        config.shutdownTimeoutMs,
-      );
-      (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+      // In-flight requests may finish; past the timeout, whatever is left is cut.
+      const hard = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+      server.closeIdleConnections();
       await done;
       clearTimeout(hard);
       await db.close();
