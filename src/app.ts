@@ -88,7 +88,11 @@ export function buildApp(s: Services) {
   );
   app.onError((err, c) => {
     const e = toAppError(err);
-    if (e.status >= 500) c.get('log')?.error({ err }, 'request failed');
+    // Only what identifies the failure: a database error's detail can quote row values.
+    if (e.status >= 500) {
+      const { name, message, stack, code } = err as Error & { code?: string };
+      c.get('log')?.error({ err: { name, message, code, stack } }, 'request failed');
+    }
     for (const [k, v] of Object.entries(e.headers)) c.header(k, v);
     const body: Record<string, unknown> = errorBody(e);
     // @supabase/auth-js reads GoTrue's fields: code (API version 2024-01-01), error_code, msg.

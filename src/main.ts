@@ -53,12 +53,14 @@ export async function startService(
   }
   const url = resolvePublicUrl(config, (server.address() as AddressInfo).port);
 
+  const tokens = createTokens(keys, `${url}/auth/v1`);
   const services: Services = {
     config,
     publicUrl: url,
     db,
     keys,
-    tokens: createTokens(keys, `${url}/auth/v1`),
+    tokens,
+    sessions: { tokens, expiresIn: config.jwtExpirySeconds },
     passwords: await createPasswords(config.bcryptCost),
     limits: createLimits(config),
     log,

@@ -1,5 +1,6 @@
 import type { Tokens } from './auth/jwt.ts';
 import type { Passwords } from './auth/password.ts';
+import type { SessionDeps } from './auth/session.ts';
 import type { SigningKeys } from './auth/signing-keys.ts';
 import type { Config } from './config.ts';
 import type { Database } from './platform/db/database.ts';
@@ -20,6 +21,8 @@ export type Services = {
   keys: SigningKeys;
   tokens: Tokens;
   passwords: Passwords;
+  /** What issuing a session needs: the signer and the access-token lifetime. */
+  sessions: SessionDeps;
   limits: Limits;
   log: Logger;
 };

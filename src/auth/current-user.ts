@@ -3,6 +3,7 @@ import { bearerToken } from '../platform/http/authenticate.ts';
 import type { Services } from '../services.ts';
 import { badJwt, noAuthorization, sessionNotFound } from './errors.ts';
 import { TokenError } from './jwt.ts';
+import { sessionExists } from './session.ts';
 import { findUserById, type UserRow } from './users.ts';
 
 /**
@@ -27,11 +28,7 @@ export async function currentUser(s: Services, c: Context): Promise<{ user: User
     throw badJwt('missing sub claim');
   }
   const sessionId = typeof claims.session_id === 'string' ? claims.session_id : '';
-  const [session] = await s.db.query(
-    'select 1 from auth.sessions where id::text = $1 and user_id::text = $2',
-    [sessionId, claims.sub],
-  );
-  if (!session) throw sessionNotFound();
+  if (!(await sessionExists(s.db, claims.sub, sessionId))) throw sessionNotFound();
   const user = await findUserById(s.db, claims.sub);
   if (!user) throw sessionNotFound();
   return { user, sessionId };

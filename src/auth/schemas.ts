@@ -13,6 +13,13 @@ export const Password = z
   .string()
   .refine((p) => Buffer.byteLength(p) <= MAX_PASSWORD_BYTES, `must be at most ${MAX_PASSWORD_BYTES} bytes`);
 
+/** user_metadata travels in every access token, so it stays small enough for an HTTP header. */
+export const MAX_METADATA_BYTES = 4096;
+export const fitsInToken = (v: unknown) => Buffer.byteLength(JSON.stringify(v)) <= MAX_METADATA_BYTES;
+const metadataMessage = `must be at most ${MAX_METADATA_BYTES} bytes as JSON`;
+
+export const UserMetadata = z.record(z.string(), z.unknown()).refine(fitsInToken, metadataMessage);
+
 export const UserSchema = z
   .object({
     id: z.uuid(),

@@ -1,9 +1,36 @@
 import type { Queryable } from '../platform/db/database.ts';
 import type { Tokens } from './jwt.ts';
-import { newRefreshToken } from './refresh-token.ts';
+import { newRefreshToken } from './opaque-token.ts';
 import { appMetadata, type UserRow, userJson } from './users.ts';
 
 export type SessionDeps = { tokens: Tokens; expiresIn: number };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether a token's session is still alive (not logged out, not revoked for token reuse). */
+export async function sessionExists(db: Queryable, userId: string, sessionId: string): Promise<boolean> {
+  if (!UUID.test(sessionId) || !UUID.test(userId)) return false;
+  return (
+    (await db.query('select 1 from auth.sessions where id = $1 and user_id = $2', [sessionId, userId]))
+      .length > 0
+  );
+}
+
+const END_SESSIONS = {
+  global: 'delete from auth.sessions where user_id = $1',
+  local: 'delete from auth.sessions where user_id = $1 and id = $2',
+  others: 'delete from auth.sessions where user_id = $1 and id <> $2',
+} as const;
+
+/** Ends sessions; their refresh tokens go with them (foreign key cascade). */
+export async function endSessions(
+  db: Queryable,
+  scope: keyof typeof END_SESSIONS,
+  userId: string,
+  sessionId: string,
+) {
+  await db.query(END_SESSIONS[scope], scope === 'global' ? [userId] : [userId, sessionId]);
+}
 
 /** The access token claims: spec 2.5 for people, plus what GoTrue and auth-js's getClaims need. */
 export function accessClaims(user: UserRow, sessionId: string, signedInAt: number) {

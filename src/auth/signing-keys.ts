@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   calculateJwkThumbprint,
@@ -40,14 +41,22 @@ async function fromConfig(text: string): Promise<CryptoKey> {
   return importPKCS8(trimmed, 'ES256', { extractable: true });
 }
 
-/** Writes a file only if it does not exist yet, so two processes starting together agree. */
-function createExclusive(file: string, content: string): boolean {
+/**
+ * Publishes a file whole or not at all: written under a temporary name, then linked (only if
+ * absent) or renamed into place, so another process never reads it half-written.
+ */
+function publish(file: string, content: string, replace: boolean): boolean {
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(tmp, content, { mode: 0o600 });
   try {
-    writeFileSync(file, content, { flag: 'wx', mode: 0o600 });
+    if (replace) renameSync(tmp, file);
+    else linkSync(tmp, file);
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw err;
+  } finally {
+    rmSync(tmp, { force: true });
   }
 }
 
@@ -83,8 +92,7 @@ export async function loadSigningKeys(dataDir: string, configuredKey?: string): 
       anon_key: await apiKey(privateKey, kid, 'anon'),
       service_role_key: await apiKey(privateKey, kid, 'service_role'),
     };
-    if (stored) writeFileSync(file, JSON.stringify(fresh, null, 2), { mode: 0o600 });
-    else if (!createExclusive(file, JSON.stringify(fresh, null, 2))) {
+    if (!publish(file, JSON.stringify(fresh, null, 2), Boolean(stored))) {
       // Another process won the race: use what it wrote.
       return loadSigningKeys(dataDir, configuredKey);
     }

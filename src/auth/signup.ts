@@ -3,9 +3,9 @@ import { createOrganization } from '../domain/organizations.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import { rateLimited } from '../platform/rate-limit.ts';
 import type { Services } from '../services.ts';
-import { userAlreadyExists, weakPassword } from './errors.ts';
-import { MIN_PASSWORD_LENGTH } from './password.ts';
-import { Email, Password, SessionSchema } from './schemas.ts';
+import { userAlreadyExists } from './errors.ts';
+import { assertLongEnough } from './password.ts';
+import { Email, fitsInToken, MAX_METADATA_BYTES, Password, SessionSchema } from './schemas.ts';
 import { startSession } from './session.ts';
 import { findUserById, insertUser, setCurrentOrganization } from './users.ts';
 
@@ -22,6 +22,7 @@ const route = createRoute({
       data: z
         .object({ organization_name: z.string().trim().min(1).max(200).optional() })
         .catchall(z.unknown())
+        .refine(fitsInToken, `must be at most ${MAX_METADATA_BYTES} bytes as JSON`)
         .default({}),
     }),
   ),
@@ -34,9 +35,7 @@ export function signupRoutes(s: Services) {
     const ip = c.get('clientIp');
     const limit = await s.limits.signupPerIp.hit(ip);
     if (!limit.allowed) throw rateLimited(limit.retryAfterSeconds, 'sign-ups from this address');
-    if ([...body.password].length < MIN_PASSWORD_LENGTH) {
-      throw weakPassword(`Password should be at least ${MIN_PASSWORD_LENGTH} characters.`);
-    }
+    assertLongEnough(body.password);
     const passwordHash = await s.passwords.hash(body.password);
     const { organization_name: orgName, ...userMetadata } = body.data;
     try {
@@ -48,7 +47,7 @@ export function signupRoutes(s: Services) {
         }
         const user = await findUserById(tx, userId);
         if (!user) throw new Error('user vanished inside its own transaction');
-        return startSession({ tokens: s.tokens, expiresIn: s.config.jwtExpirySeconds }, tx, user, {
+        return startSession(s.sessions, tx, user, {
           ip,
           userAgent: c.req.header('user-agent'),
         });

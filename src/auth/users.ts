@@ -62,6 +62,30 @@ export async function setCurrentOrganization(tx: Queryable, userId: string, orga
   ]);
 }
 
+/**
+ * A new password and/or metadata. A new password ends every other session of the user, as GoTrue
+ * does: whoever learned the old password loses their sessions with it.
+ */
+export async function updateUser(
+  tx: Queryable,
+  user: { id: string; sessionId: string },
+  change: { passwordHash?: string; metadata?: Record<string, unknown> },
+) {
+  await tx.query(
+    `update auth.users
+        set encrypted_password = coalesce($2, encrypted_password),
+            raw_user_meta_data = coalesce($3::jsonb, raw_user_meta_data)
+      where id = $1`,
+    [user.id, change.passwordHash ?? null, change.metadata ? JSON.stringify(change.metadata) : null],
+  );
+  if (change.passwordHash) {
+    await tx.query('delete from auth.sessions where user_id = $1 and id <> $2::uuid', [
+      user.id,
+      user.sessionId,
+    ]);
+  }
+}
+
 export function appMetadata(user: UserRow): Record<string, unknown> {
   const org = user.organization_id
     ? { organization_id: user.organization_id, org_id: user.organization_id, org_role: user.org_role }

@@ -2,7 +2,6 @@ import { loadSigningKeys } from '../auth/signing-keys.ts';
 import { type Config, resolvePublicUrl } from '../config.ts';
 import { setPlan } from '../domain/organizations.ts';
 import { SERVICE } from '../platform/db/database.ts';
-import { migrate } from '../platform/db/migrate.ts';
 import { openDatabase } from '../platform/db/open.ts';
 import { AppError } from '../platform/errors.ts';
 
@@ -29,7 +28,6 @@ export async function setPlanCommand(config: Config, organizationId: string, pla
     if (!isConnectionRefused(err)) throw err;
     const db = await openDatabase(config);
     try {
-      await migrate(db);
       result = await db.asPrincipal(SERVICE, (tx) => setPlan(tx, organizationId, plan));
     } catch (e) {
       if (!(e instanceof AppError)) throw e;

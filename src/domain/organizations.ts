@@ -98,28 +98,10 @@ export async function requireCurrentOrg(tx: Queryable): Promise<string> {
   return row.id;
 }
 
+// Asked first only to choose between 403 and 404; row-level security is what refuses the write.
 async function isOrgAdmin(tx: Queryable): Promise<boolean> {
   const [row] = await tx.query<{ ok: boolean }>('select app.is_org_admin() as ok');
   return row?.ok === true;
-}
-
-/** Whether the caller belongs to `organizationId` (their own memberships are visible to them). */
-export async function isMemberOf(
-  db: Database,
-  principal: Principal,
-  organizationId: string,
-): Promise<boolean> {
-  return db.asPrincipal(
-    principal,
-    async (tx) =>
-      (
-        await tx.query(
-          'select 1 from public.organization_members where organization_id = $1 and user_id = auth.uid()',
-          [organizationId],
-        )
-      ).length > 0,
-    { readOnly: true },
-  );
 }
 
 /** Operator path: moves an organization to another plan and returns it with the plan's limits. */

@@ -21,6 +21,10 @@ export const validationError = (
   issues: { path: string; message: string }[],
   message = 'The request is invalid',
 ) => new AppError(400, 'validation_error', message, { issues });
+
+/** zod's issues as the `details.issues` of a validation_error. */
+export const fromZodIssues = (issues: readonly { path: readonly PropertyKey[]; message: string }[]) =>
+  validationError(issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })));
 export const unauthorized = (message = 'A valid bearer token is required') =>
   new AppError(401, 'unauthorized', message);
 export const forbidden = (message = 'You are not allowed to do this') =>
@@ -99,12 +103,13 @@ export function toAppError(err: unknown): AppError {
         'Send the body as JSON with Content-Type: application/json',
       );
     }
-    if (err.status === 400) {
+    if (err.status === 400 && /json/i.test(err.message)) {
       return validationError(
         [{ path: '', message: 'The body is not valid JSON' }],
         'Malformed JSON in request body',
       );
     }
+    if (err.status === 400) return validationError([{ path: '', message: err.message }]);
     return new AppError(
       err.status,
       err.status === 401 ? 'unauthorized' : 'error',

@@ -129,23 +129,42 @@ describe('refresh tokens', () => {
     expect(me.data.user?.id).toBe(s.user.id);
   });
 
-  it('tolerates reuse within the interval, and treats later reuse as theft: the family is revoked', async () => {
+  it('gives a client that lost the answer the next token: its old token stands for the active one', async () => {
     const s = await session();
     const r1 = await refresh(s.refresh_token);
-    const child = r1.data.session?.refresh_token as string;
-    // A client that lost the answer may retry at once.
+    const lost = r1.data.session?.refresh_token as string;
+    // The answer never arrived; later (past the reuse interval) the client retries the old token.
+    await new Promise((r) => setTimeout(r, 1500));
     const retry = await refresh(s.refresh_token);
     expect(retry.error).toBeNull();
+    expect(retry.data.session?.refresh_token).not.toBe(lost);
+    // The session goes on with the new token.
+    expect((await refresh(retry.data.session?.refresh_token as string)).error).toBeNull();
+  });
 
+  it('tolerates reuse of an older token within the reuse interval (two tabs refreshing at once)', async () => {
+    const s = await session();
+    const r1 = await refresh(s.refresh_token);
+    await refresh(r1.data.session?.refresh_token as string);
+    const replay = await refresh(s.refresh_token);
+    expect(replay.error).toBeNull();
+    expect(replay.data.session?.user.id).toBe(s.user.id);
+  });
+
+  it('treats reuse of an older token as theft: the whole family is revoked', async () => {
+    const s = await session();
+    const r1 = await refresh(s.refresh_token);
+    const r2 = await refresh(r1.data.session?.refresh_token as string);
+    const current = r2.data.session?.refresh_token as string;
     await new Promise((r) => setTimeout(r, 1500));
     const replay = await refresh(s.refresh_token);
     expect(replay.error?.status).toBe(400);
     expect(replay.error?.code).toBe('refresh_token_already_used');
-    // Every token of the family is dead now, including the legitimate child.
-    const afterwards = await refresh(child);
+    // Every token of the family is dead now, including the legitimate one.
+    const afterwards = await refresh(current);
     expect(afterwards.error?.status).toBe(400);
     expect(afterwards.data.session).toBeNull();
-    const me = await client().getUser(r1.data.session?.access_token);
+    const me = await client().getUser(r2.data.session?.access_token);
     expect(me.data.user).toBeNull();
   });
 
@@ -153,6 +172,45 @@ describe('refresh tokens', () => {
     const r = await refresh('not-a-real-token');
     expect(r.error?.status).toBe(400);
     expect(r.error?.code).toBe('refresh_token_not_found');
+  });
+});
+
+describe('updateUser', () => {
+  it('changes the password and ends every other session, keeping this one', async () => {
+    const email = uniqueEmail();
+    const here = client();
+    await here.signUp({ email, password: 'password-8' });
+    const elsewhere = (await client().signInWithPassword({ email, password: 'password-8' })).data.session;
+    const { data: current } = await here.signInWithPassword({ email, password: 'password-8' });
+    await here.setSession({
+      access_token: current.session?.access_token as string,
+      refresh_token: current.session?.refresh_token as string,
+    });
+
+    const changed = await here.updateUser({ password: 'new-password-9', data: { nickname: 'ada' } });
+    expect(changed.error).toBeNull();
+    expect(changed.data.user?.user_metadata).toMatchObject({ nickname: 'ada' });
+
+    expect(
+      (await client().refreshSession({ refresh_token: elsewhere?.refresh_token as string })).error?.status,
+    ).toBe(400);
+    expect((await client().getUser(current.session?.access_token)).data.user?.email).toBe(email);
+    expect((await client().signInWithPassword({ email, password: 'password-8' })).error?.code).toBe(
+      'invalid_credentials',
+    );
+    expect((await client().signInWithPassword({ email, password: 'new-password-9' })).error).toBeNull();
+  });
+
+  it('refuses a short new password and oversized metadata', async () => {
+    const here = client();
+    const { data } = await here.signUp({ email: uniqueEmail(), password: 'password-8' });
+    await here.setSession({
+      access_token: data.session?.access_token as string,
+      refresh_token: data.session?.refresh_token as string,
+    });
+    expect((await here.updateUser({ password: 'short' })).error?.code).toBe('weak_password');
+    const big = await here.updateUser({ data: { blob: 'x'.repeat(5000) } });
+    expect(big.error?.status).toBe(400);
   });
 });
 

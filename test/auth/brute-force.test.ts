@@ -6,7 +6,7 @@ let svc: TestService;
 beforeAll(async () => {
   svc = await startTestService({
     LOGIN_MAX_FAILURES_PER_EMAIL: '3',
-    LOGIN_MAX_PER_IP: '12',
+    LOGIN_MAX_PER_IP: '30',
     SIGNUP_MAX_PER_IP: '6',
   });
 });
@@ -27,6 +27,16 @@ describe('brute-force guards on sign-in', () => {
     expect(locked.json.message).toContain(`${retryAfter} seconds`);
   });
 
+  it('counts parallel guesses before checking them, so they cannot slip past the lock', async () => {
+    const { user } = await signUp(svc);
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => login(user.email, `guess-${i}-pass`)),
+    );
+    const checked = results.filter((r) => r.status === 400).length;
+    expect(checked).toBeLessThanOrEqual(3);
+    expect(results.filter((r) => r.status === 429).length).toBe(10 - checked);
+  });
+
   it('a success clears the failure count', async () => {
     const { user } = await signUp(svc);
     await login(user.email, 'wrong-1-pass');
@@ -38,7 +48,7 @@ describe('brute-force guards on sign-in', () => {
 
   it('limits attempts per address across many emails', async () => {
     let status = 0;
-    for (let i = 0; i < 14 && status !== 429; i++)
+    for (let i = 0; i < 40 && status !== 429; i++)
       status = (await login(uniqueEmail('spray'), 'whatever-pass')).status;
     expect(status).toBe(429);
   });

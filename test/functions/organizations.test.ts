@@ -91,6 +91,38 @@ describe('organization-switch', () => {
   });
 });
 
+describe('organization-switch and sessions', () => {
+  it('ends the calling session, and refuses a token whose session was logged out', async () => {
+    const me = await signUp(svc, 'Switch Home');
+    const away = await call(svc, 'POST', fn('organization-create'), {
+      token: me.access_token,
+      body: { name: 'Away' },
+    });
+    const switched = await call(svc, 'POST', fn('organization-switch'), {
+      token: me.access_token,
+      body: { organization_id: away.json.organization.id },
+    });
+    expect(switched.status).toBe(200);
+    // The old session's refresh token died with it.
+    const oldRefresh = await call(svc, 'POST', '/auth/v1/token?grant_type=refresh_token', {
+      body: { refresh_token: me.refresh_token },
+    });
+    expect(oldRefresh.status).toBe(400);
+    // A logged-out token cannot mint a new session here.
+    const again = await call(svc, 'POST', fn('organization-switch'), {
+      token: me.access_token,
+      body: { organization_id: orgOf(me) },
+    });
+    expect(again.status).toBe(401);
+    await call(svc, 'POST', '/auth/v1/logout?scope=local', { token: switched.json.access_token });
+    const afterLogout = await call(svc, 'POST', fn('organization-switch'), {
+      token: switched.json.access_token,
+      body: { organization_id: orgOf(me) },
+    });
+    expect(afterLogout.status).toBe(401);
+  });
+});
+
 describe('organization-members', () => {
   it('lists, adds and removes members with the list envelope; the last owner stays', async () => {
     const owner = await signUp(svc, 'Roster Ltd');

@@ -64,7 +64,10 @@ async function pipelined<T>(
     await client.query('commit');
     return result;
   } catch (err) {
-    await client.query('rollback').catch(() => {});
+    // A connection that cannot even roll back is not returned to the pool (see withClient).
+    await client.query('rollback').catch((rollbackFailed: Error) => {
+      (err as { connectionBroken?: Error }).connectionBroken = rollbackFailed;
+    });
     throw err;
   }
 }
@@ -80,8 +83,7 @@ export function openPostgres(url: string, poolSize: number): Database {
     try {
       return await pipelined(client, prelude, fn);
     } catch (err) {
-      // A connection that failed mid-pipeline may hold stray results: do not return it to the pool.
-      if (!(err as { code?: string }).code) broken = err as Error;
+      broken = (err as { connectionBroken?: Error }).connectionBroken;
       throw err;
     } finally {
       client.release(broken);
@@ -97,6 +99,7 @@ export function openPostgres(url: string, poolSize: number): Database {
     // Migrations run multi-statement scripts, which need a plain (non-pipelined) connection.
     async withAdvisoryLock(key, fn) {
       const client = new pg.Client({ connectionString: url, types });
+      client.on('error', () => {}); // a lost connection fails the pending query instead of the process
       await client.connect();
       try {
         await client.query('select pg_advisory_lock($1)', [advisoryKey(key)]);

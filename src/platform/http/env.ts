@@ -8,7 +8,7 @@ export type AppEnv = {
     log: Logger;
     /** Set by `authenticate`; absent on public routes. */
     principal: Principal;
-    /** The socket address of the caller (or the trusted proxy's forwarded one). */
+    /** The socket address of the caller (proxies' X-Forwarded-For is not trusted yet). */
     clientIp: string;
   };
 };

@@ -1,17 +1,12 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
-import { validationError } from '../errors.ts';
+import { fromZodIssues } from '../errors.ts';
 import type { AppEnv } from './env.ts';
 
 /** Every router validates with zod and turns failures into 400 validation_error with issues. */
 export function newRouter() {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
-      if (!result.success) {
-        throw validationError(
-          result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
-          'The request is invalid',
-        );
-      }
+      if (!result.success) throw fromZodIssues(result.error.issues);
     },
   });
 }
