@@ -8,8 +8,6 @@ export type LimitResult = { allowed: boolean; retryAfterSeconds: number; remaini
 export interface Limiter {
   /** Counts one (or `points`) against the key and says whether the caller is still within the rule. */
   hit(key: string, points?: number): Promise<LimitResult>;
-  /** Whether the key is within the rule, without counting. */
-  peek(key: string): Promise<LimitResult>;
   reset(key: string): Promise<void>;
 }
 
@@ -27,13 +25,6 @@ export function memoryLimiter(name: string, rule: LimitRule): Limiter {
           return { allowed: false, retryAfterSeconds: seconds(err.msBeforeNext), remaining: 0 };
         throw err;
       }
-    },
-    async peek(key) {
-      const res = await rl.get(key);
-      if (!res || res.consumedPoints < rule.points) {
-        return { allowed: true, retryAfterSeconds: 0, remaining: rule.points - (res?.consumedPoints ?? 0) };
-      }
-      return { allowed: false, retryAfterSeconds: seconds(res.msBeforeNext), remaining: 0 };
     },
     async reset(key) {
       await rl.delete(key);
