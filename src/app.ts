@@ -3,6 +3,7 @@ import { cors } from 'hono/cors';
 import { authRoutes } from './auth/routes.ts';
 import { functionRoutes } from './functions/routes.ts';
 import { AppError, errorBody, toAppError } from './platform/errors.ts';
+import { trustedProxies } from './platform/http/client-ip.ts';
 import { newRouter } from './platform/http/openapi.ts';
 import { requestContext } from './platform/http/request-context.ts';
 import type { Services } from './services.ts';
@@ -32,7 +33,7 @@ const CORS_EXPOSE_HEADERS = [
 /** The whole HTTP surface: middleware order, route mounting, and the one error mapper. */
 export function buildApp(s: Services) {
   const app = newRouter();
-  app.use('*', requestContext(s.log));
+  app.use('*', requestContext(s.log, trustedProxies(s.config.trustProxy)));
   app.use(
     '*',
     cors({

@@ -24,6 +24,16 @@ const schema = z.object({
   LOGIN_EMAIL_WINDOW_SECONDS: int(900),
   SIGNUP_MAX_PER_IP: int(30),
   SIGNUP_IP_WINDOW_SECONDS: int(3600),
+  // Spec section 8. Counters live in Redis when REDIS_URL is set, so processes share them.
+  REDIS_URL: z.string().url().optional(),
+  RATE_LIMIT_STANDARD_PER_MINUTE: int(100),
+  RATE_LIMIT_BULK_PER_MINUTE: int(20),
+  RATE_LIMIT_WEBHOOK_PER_MINUTE: int(500),
+  RATE_LIMIT_AGENT_AUTH_PER_MINUTE: int(10),
+  AGENT_REGISTER_PER_EMAIL_PER_DAY: int(3),
+  AGENT_REGISTER_PER_IP_PER_HOUR: int(10),
+  // Proxies whose X-Forwarded-For is believed: comma-separated addresses or CIDR ranges.
+  TRUST_PROXY: z.string().optional(),
   BODY_LIMIT_BYTES: int(1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: int(10_000),
 });
@@ -48,6 +58,16 @@ export type Config = {
     emailWindowSeconds: number;
   };
   signup: { maxPerIp: number; ipWindowSeconds: number };
+  redisUrl: string | undefined;
+  rateLimits: {
+    standardPerMinute: number;
+    bulkPerMinute: number;
+    webhookPerMinute: number;
+    agentAuthPerMinute: number;
+    registerPerEmailPerDay: number;
+    registerPerIpPerHour: number;
+  };
+  trustProxy: string[];
   bodyLimitBytes: number;
   shutdownTimeoutMs: number;
 };
@@ -82,6 +102,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       emailWindowSeconds: e.LOGIN_EMAIL_WINDOW_SECONDS,
     },
     signup: { maxPerIp: e.SIGNUP_MAX_PER_IP, ipWindowSeconds: e.SIGNUP_IP_WINDOW_SECONDS },
+    redisUrl: e.REDIS_URL,
+    rateLimits: {
+      standardPerMinute: e.RATE_LIMIT_STANDARD_PER_MINUTE,
+      bulkPerMinute: e.RATE_LIMIT_BULK_PER_MINUTE,
+      webhookPerMinute: e.RATE_LIMIT_WEBHOOK_PER_MINUTE,
+      agentAuthPerMinute: e.RATE_LIMIT_AGENT_AUTH_PER_MINUTE,
+      registerPerEmailPerDay: e.AGENT_REGISTER_PER_EMAIL_PER_DAY,
+      registerPerIpPerHour: e.AGENT_REGISTER_PER_IP_PER_HOUR,
+    },
+    trustProxy: (e.TRUST_PROXY ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean),
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
   };

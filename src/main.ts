@@ -1,12 +1,14 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
+import { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
 import { buildApp } from './app.ts';
 import { createTokens } from './auth/jwt.ts';
 import { createPasswords } from './auth/password.ts';
 import { loadSigningKeys } from './auth/signing-keys.ts';
 import { type Config, resolvePublicUrl } from './config.ts';
+import { createPlanCache } from './domain/plan-cache.ts';
 import type { Database } from './platform/db/database.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { openDatabase } from './platform/db/open.ts';
@@ -54,6 +56,14 @@ export async function startService(
   const url = resolvePublicUrl(config, (server.address() as AddressInfo).port);
 
   const tokens = createTokens(keys, `${url}/auth/v1`);
+  // Shared counters when several processes serve one deployment; in memory otherwise.
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
+    : undefined;
+  redis?.on('error', (err) =>
+    log.warn({ err: { message: err.message } }, 'redis unavailable; counting in memory'),
+  );
+  await redis?.connect().catch(() => {}); // reported by the error handler above
   const services: Services = {
     config,
     publicUrl: url,
@@ -62,7 +72,8 @@ export async function startService(
     tokens,
     sessions: { tokens, expiresIn: config.jwtExpirySeconds },
     passwords: await createPasswords(config.bcryptCost),
-    limits: createLimits(config),
+    limits: createLimits(config, { redis }),
+    plans: createPlanCache(db),
     log,
   };
   const app = buildApp(services);
@@ -79,6 +90,7 @@ export async function startService(
       await done;
       clearTimeout(hard);
       await db.close();
+      redis?.disconnect();
       log.info('stopped');
     })();
     return closing;

@@ -3,14 +3,24 @@ import type { Passwords } from './auth/password.ts';
 import type { SessionDeps } from './auth/session.ts';
 import type { SigningKeys } from './auth/signing-keys.ts';
 import type { Config } from './config.ts';
+import type { PlanCache } from './domain/plan-cache.ts';
 import type { Database } from './platform/db/database.ts';
 import type { Logger } from './platform/log.ts';
-import { type Limiter, memoryLimiter } from './platform/rate-limit.ts';
+import { createLimiter, type Limiter, type LimitStore } from './platform/rate-limit.ts';
 
 export type Limits = {
   loginPerIp: Limiter;
   loginFailuresPerEmail: Limiter;
   signupPerIp: Limiter;
+  /** Spec section 8: per user or agent per organization. */
+  standard: Limiter;
+  bulk: Limiter;
+  webhookPerIp: Limiter;
+  agentAuthPerIp: Limiter;
+  registerPerEmail: Limiter;
+  registerPerIp: Limiter;
+  /** Counts authenticated requests per organization and UTC day; the plan sets the ceiling. */
+  apiCallsPerDay: Limiter;
 };
 
 /** Everything a route needs, built once in main.ts and passed down as an argument. */
@@ -24,22 +34,32 @@ export type Services = {
   /** What issuing a session needs: the signer and the access-token lifetime. */
   sessions: SessionDeps;
   limits: Limits;
+  /** Plan limits by organization, cached briefly (every authenticated request needs its daily quota). */
+  plans: PlanCache;
   log: Logger;
 };
 
-export function createLimits(config: Config): Limits {
+const MINUTE = 60;
+
+export function createLimits(config: Config, store: LimitStore): Limits {
+  const rule = (name: string, points: number, durationSeconds: number) =>
+    createLimiter(store, name, { points, durationSeconds });
+  const r = config.rateLimits;
   return {
-    loginPerIp: memoryLimiter('login-ip', {
-      points: config.login.maxPerIp,
-      durationSeconds: config.login.ipWindowSeconds,
-    }),
-    loginFailuresPerEmail: memoryLimiter('login-email', {
-      points: config.login.maxFailuresPerEmail,
-      durationSeconds: config.login.emailWindowSeconds,
-    }),
-    signupPerIp: memoryLimiter('signup-ip', {
-      points: config.signup.maxPerIp,
-      durationSeconds: config.signup.ipWindowSeconds,
-    }),
+    loginPerIp: rule('login-ip', config.login.maxPerIp, config.login.ipWindowSeconds),
+    loginFailuresPerEmail: rule(
+      'login-email',
+      config.login.maxFailuresPerEmail,
+      config.login.emailWindowSeconds,
+    ),
+    signupPerIp: rule('signup-ip', config.signup.maxPerIp, config.signup.ipWindowSeconds),
+    standard: rule('standard', r.standardPerMinute, MINUTE),
+    bulk: rule('bulk', r.bulkPerMinute, MINUTE),
+    webhookPerIp: rule('webhook-ip', r.webhookPerMinute, MINUTE),
+    agentAuthPerIp: rule('agent-auth-ip', r.agentAuthPerMinute, MINUTE),
+    registerPerEmail: rule('register-email', r.registerPerEmailPerDay, 24 * 3600),
+    registerPerIp: rule('register-ip', r.registerPerIpPerHour, 3600),
+    // Keys carry the UTC date, so a day's count starts afresh; the window only has to outlive it.
+    apiCallsPerDay: rule('api-calls', Number.MAX_SAFE_INTEGER, 2 * 24 * 3600),
   };
 }

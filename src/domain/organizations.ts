@@ -99,7 +99,7 @@ export async function requireCurrentOrg(tx: Queryable): Promise<string> {
 }
 
 // Asked first only to choose between 403 and 404; row-level security is what refuses the write.
-async function isOrgAdmin(tx: Queryable): Promise<boolean> {
+export async function isOrgAdmin(tx: Queryable): Promise<boolean> {
   const [row] = await tx.query<{ ok: boolean }>('select app.is_org_admin() as ok');
   return row?.ok === true;
 }

@@ -1,28 +1,44 @@
 import { authenticate } from '../platform/http/authenticate.ts';
+import { meter } from '../platform/http/meter.ts';
 import { newRouter } from '../platform/http/openapi.ts';
 import type { Services } from '../services.ts';
+import { agentApiKeyCreate } from './agent-api-key-create.ts';
+import { agentApiKeys } from './agent-api-keys.ts';
+import { agentAuth } from './agent-auth.ts';
+import { agentRegister } from './agent-register.ts';
+import { agentUsage } from './agent-usage.ts';
 import { organizationCreate } from './organization-create.ts';
 import { organizationMembers } from './organization-members.ts';
 import { organizationPlan } from './organization-plan.ts';
 import { organizationSwitch } from './organization-switch.ts';
 
+/** Functions that take a bearer token; agent-register and agent-auth are public and limit themselves. */
+const SIGNED_IN = [
+  'organization-create',
+  'organization-members',
+  'organization-switch',
+  'organization-plan',
+  'agent-api-key-create',
+  'agent-api-keys',
+  'agent-usage',
+];
+
 /** /functions/v1/<name>: one file per function. */
 export function functionRoutes(s: Services) {
   const app = newRouter();
   const signedIn = authenticate(s.tokens, { required: true });
-  for (const name of [
-    'organization-create',
-    'organization-members',
-    'organization-switch',
-    'organization-plan',
-  ]) {
-    app.use(`/${name}`, signedIn);
-  }
+  const metered = meter(s);
+  for (const name of SIGNED_IN) app.use(`/${name}`, signedIn, metered);
   for (const r of [
     organizationCreate(s),
     organizationMembers(s),
     organizationSwitch(s),
     organizationPlan(s),
+    agentRegister(s),
+    agentAuth(s),
+    agentApiKeyCreate(s),
+    agentApiKeys(s),
+    agentUsage(s),
   ]) {
     app.route('/', r);
   }

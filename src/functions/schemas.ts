@@ -27,3 +27,42 @@ export const orgJson = <T extends { created_at: Date; updated_at: Date }>(o: T) 
   created_at: iso(o.created_at),
   updated_at: iso(o.updated_at),
 });
+
+export const PlanLimitsSchema = z
+  .object({
+    contacts: z.number().int().nullable(),
+    orders: z.number().int().nullable(),
+    inventory_items: z.number().int().nullable(),
+    outbound_messages: z.number().int().nullable(),
+    api_calls_per_day: z.number().int().nullable(),
+    warehouses: z.number().int().nullable(),
+    ai_annotations: z.number().int().nullable(),
+    agents: z.number().int().nullable(),
+    mcp_scopes: z.array(z.string()),
+    data_retention_days: z.number().int(),
+  })
+  .openapi('PlanLimits');
+
+export const ApiKeySchema = z
+  .object({
+    id: z.uuid(),
+    organization_id: z.uuid(),
+    name: z.string(),
+    key_prefix: z.string(),
+    scopes: z.array(z.enum(['read', 'write', 'admin'])),
+    agent_platform: z.string().nullable(),
+    expires_at: z.string(),
+    is_active: z.boolean(),
+    last_used_at: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .openapi('AgentApiKey');
+
+export const keyJson = <K extends { expires_at: Date; last_used_at: Date | null; created_at: Date }>(
+  k: K,
+) => ({
+  ...k,
+  expires_at: iso(k.expires_at),
+  last_used_at: k.last_used_at ? iso(k.last_used_at) : null,
+  created_at: iso(k.created_at),
+});

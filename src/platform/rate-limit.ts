@@ -1,30 +1,61 @@
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppError } from './errors.ts';
 
 export type LimitRule = { points: number; durationSeconds: number };
-export type LimitResult = { allowed: boolean; retryAfterSeconds: number; remaining: number };
+export type LimitResult = {
+  allowed: boolean;
+  retryAfterSeconds: number;
+  remaining: number;
+  consumed: number;
+};
 
-/** A fixed-window counter per key. Memory now; the same interface fronts Redis when shared. */
+/** A fixed-window counter per key, in memory or in Redis (shared by every process). */
 export interface Limiter {
   /** Counts one (or `points`) against the key and says whether the caller is still within the rule. */
   hit(key: string, points?: number): Promise<LimitResult>;
+  /** How much of the window the key has used, without counting. */
+  used(key: string): Promise<number>;
   reset(key: string): Promise<void>;
 }
 
+/** Where counters live: this process, or a Redis that several processes share. */
+export type LimitStore = { redis?: Redis };
+
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
-export function memoryLimiter(name: string, rule: LimitRule): Limiter {
-  const rl = new RateLimiterMemory({ keyPrefix: name, points: rule.points, duration: rule.durationSeconds });
+export function createLimiter(store: LimitStore, name: string, rule: LimitRule): Limiter {
+  const opts = { keyPrefix: `svc:rl:${name}`, points: rule.points, duration: rule.durationSeconds };
+  // If Redis is unreachable, counting falls back to this process rather than refusing everyone.
+  const rl = store.redis
+    ? new RateLimiterRedis({
+        ...opts,
+        storeClient: store.redis,
+        insuranceLimiter: new RateLimiterMemory(opts),
+      })
+    : new RateLimiterMemory(opts);
   return {
     async hit(key, points = 1) {
       try {
         const res = await rl.consume(key, points);
-        return { allowed: true, retryAfterSeconds: 0, remaining: res.remainingPoints };
+        return {
+          allowed: true,
+          retryAfterSeconds: 0,
+          remaining: res.remainingPoints,
+          consumed: res.consumedPoints,
+        };
       } catch (err) {
-        if (err instanceof RateLimiterRes)
-          return { allowed: false, retryAfterSeconds: seconds(err.msBeforeNext), remaining: 0 };
-        throw err;
+        if (!(err instanceof RateLimiterRes)) throw err;
+        return {
+          allowed: false,
+          retryAfterSeconds: seconds(err.msBeforeNext),
+          remaining: 0,
+          consumed: err.consumedPoints,
+        };
       }
+    },
+    async used(key) {
+      return (await rl.get(key))?.consumedPoints ?? 0;
     },
     async reset(key) {
       await rl.delete(key);

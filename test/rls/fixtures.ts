@@ -56,12 +56,17 @@ export async function addMember(db: Database, orgId: string, role: Role): Promis
   return { userId, as: humanPrincipal(userId, orgId, role) };
 }
 
-/** An organization (its default warehouse comes from a trigger) with one owner, admin and member. */
+/**
+ * An organization (its default warehouse comes from a trigger) with one owner, admin and member,
+ * on the scale plan: these tests are about isolation, and the free plan's ceilings would get in
+ * the way (one agent, one warehouse).
+ */
 export async function seedTenant(db: Database, tag = 'org'): Promise<Tenant> {
   const name = unique(tag);
-  const [org] = await db.query<{ id: string }>('insert into organizations (name) values ($1) returning id', [
-    name,
-  ]);
+  const [org] = await db.query<{ id: string }>(
+    "insert into organizations (name, plan) values ($1, 'scale') returning id",
+    [name],
+  );
   const orgId = (org as { id: string }).id;
   const owner = await addMember(db, orgId, 'owner');
   const admin = await addMember(db, orgId, 'admin');

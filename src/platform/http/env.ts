@@ -8,7 +8,7 @@ export type AppEnv = {
     log: Logger;
     /** Set by `authenticate`; absent on public routes. */
     principal: Principal;
-    /** The socket address of the caller (proxies' X-Forwarded-For is not trusted yet). */
+    /** The caller's address: the socket's, or X-Forwarded-For as far as TRUST_PROXY allows. */
     clientIp: string;
   };
 };

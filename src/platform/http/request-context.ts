@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { BlockList } from 'node:net';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from '../log.ts';
+import { clientIp } from './client-ip.ts';
 import type { AppEnv } from './env.ts';
 
 const INCOMING_ID = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -11,20 +13,20 @@ const INCOMING_ID = /^[A-Za-z0-9._:-]{8,128}$/;
  * so a trace crosses a gateway), the caller's address, and one access-log line per request.
  * Only method, path, status and timing are logged: never headers, query strings or bodies.
  */
-export function requestContext(log: Logger): MiddlewareHandler<AppEnv> {
+export function requestContext(log: Logger, proxies: BlockList | null): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const incoming = c.req.header('x-request-id');
     const requestId = incoming && INCOMING_ID.test(incoming) ? incoming : randomUUID();
     const reqLog = log.child({ req_id: requestId });
     c.set('requestId', requestId);
     c.set('log', reqLog);
-    let ip = '';
+    let socketIp = '';
     try {
-      ip = getConnInfo(c).remote.address ?? '';
+      socketIp = getConnInfo(c).remote.address ?? '';
     } catch {
       // Not served by node (app.request in a unit test): no socket to read.
     }
-    c.set('clientIp', ip);
+    c.set('clientIp', clientIp(socketIp, c.req.header('x-forwarded-for'), proxies));
     const started = performance.now();
     await next();
     c.header('X-Request-Id', requestId);

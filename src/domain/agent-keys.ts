@@ -1,0 +1,146 @@
+import { randomInt } from 'node:crypto';
+import type { Database, Principal, Queryable } from '../platform/db/database.ts';
+import { forbidden, validationError } from '../platform/errors.ts';
+import { isOrgAdmin, requireCurrentOrg } from './organizations.ts';
+
+export const SCOPES = ['read', 'write', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+export const API_KEY_FORMAT = /^svc_ak_[A-Za-z0-9]{48}$/;
+export const DEFAULT_KEY_DAYS = 90;
+export const MAX_KEY_DAYS = 365;
+const DAY_MS = 24 * 3600 * 1000;
+
+/** `svc_ak_` + 48 characters drawn uniformly from a CSPRNG (randomInt has no modulo bias). */
+export function generateApiKey(): string {
+  let body = '';
+  for (let i = 0; i < 48; i++) body += ALPHANUMERIC[randomInt(ALPHANUMERIC.length)];
+  return `svc_ak_${body}`;
+}
+
+/** The part stored in clear and used to find the key: `svc_ak_` + 5 characters. */
+export const keyPrefix = (apiKey: string) => apiKey.slice(0, 12);
+
+/** admin implies write, write implies read; the result is capped by the plan's MCP scopes. */
+export function grantedScopes(keyScopes: string[], planScopes: string[]): Scope[] {
+  const rank = Math.max(...keyScopes.map((s) => SCOPES.indexOf(s as Scope)));
+  return SCOPES.filter((s, i) => i <= rank && planScopes.includes(s));
+}
+
+/** When a new key expires: the requested time (future, at most a year away) or the default. */
+export function keyExpiry(requested: string | undefined, now = Date.now()): Date {
+  if (requested === undefined) return new Date(now + DEFAULT_KEY_DAYS * DAY_MS);
+  const at = new Date(requested);
+  if (Number.isNaN(at.getTime()) || at.getTime() <= now || at.getTime() > now + MAX_KEY_DAYS * DAY_MS) {
+    throw validationError([
+      {
+        path: 'expires_at',
+        message: `must be an ISO 8601 time in the future, at most ${MAX_KEY_DAYS} days away`,
+      },
+    ]);
+  }
+  return at;
+}
+
+export type NewKey = {
+  name: string;
+  scopes: string[];
+  expiresAt: Date;
+  agentPlatform?: string | null;
+  createdBy?: string | null;
+};
+
+/** Writes the key row into `organizationId` inside the caller's transaction. */
+export type InsertKey = (tx: Queryable, organizationId: string) => Promise<KeyRow>;
+
+export type KeyRow = {
+  id: string;
+  organization_id: string;
+  name: string;
+  key_prefix: string;
+  scopes: Scope[];
+  agent_platform: string | null;
+  expires_at: Date;
+  is_active: boolean;
+  last_used_at: Date | null;
+  created_at: Date;
+};
+
+export const KEY_COLUMNS =
+  'id, organization_id, name, key_prefix, scopes, agent_platform, expires_at, is_active, last_used_at, created_at';
+
+/**
+ * A new key: generated here, stored as a bcrypt hash only. `run` opens the transaction (under RLS
+ * or the service path) and calls the writer with the organization. A prefix already taken (one
+ * chance in ~10⁹ per pair of keys) is retried with a fresh key. The plan's `agents` ceiling is
+ * enforced by the database.
+ */
+export async function createApiKey(
+  hash: (secret: string) => Promise<string>,
+  run: (insertKey: InsertKey) => Promise<KeyRow>,
+  key: NewKey,
+): Promise<{ apiKey: string; row: KeyRow }> {
+  for (let attempt = 0; ; attempt++) {
+    const apiKey = generateApiKey();
+    const keyHash = await hash(apiKey);
+    try {
+      const row = await run(async (tx, organizationId) => {
+        const [inserted] = await tx.query<KeyRow>(
+          `insert into public.agent_api_keys
+             (organization_id, name, key_prefix, key_hash, scopes, agent_platform, expires_at, created_by)
+           values ($1, $2, $3, $4, $5, $6, $7, $8) returning ${KEY_COLUMNS}`,
+          [
+            organizationId,
+            key.name,
+            keyPrefix(apiKey),
+            keyHash,
+            key.scopes,
+            key.agentPlatform ?? null,
+            key.expiresAt,
+            key.createdBy ?? null,
+          ],
+        );
+        return inserted as KeyRow;
+      });
+      return { apiKey, row };
+    } catch (err) {
+      const taken = (err as { constraint?: string }).constraint === 'agent_api_keys_key_prefix_key';
+      if (!taken || attempt >= 2) throw err;
+    }
+  }
+}
+
+/** Owners and admins manage keys; everyone else is told so plainly rather than shown nothing. */
+export async function requireKeyManager(db: Database, principal: Principal): Promise<string> {
+  if (principal.kind !== 'user') throw forbidden('Only an organization owner or admin may manage agent keys');
+  return db.asPrincipal(
+    principal,
+    async (tx) => {
+      const org = await requireCurrentOrg(tx);
+      if (!(await isOrgAdmin(tx)))
+        throw forbidden('Only an organization owner or admin may manage agent keys');
+      return org;
+    },
+    { readOnly: true },
+  );
+}
+
+export async function listApiKeys(
+  db: Database,
+  principal: Principal,
+  page: { limit: number; offset: number },
+) {
+  return db.asPrincipal(
+    principal,
+    async (tx) => {
+      const [count] = await tx.query<{ n: number }>('select count(*)::int as n from public.agent_api_keys');
+      const keys = await tx.query<KeyRow>(
+        `select ${KEY_COLUMNS} from public.agent_api_keys order by created_at desc, id limit $1 offset $2`,
+        [page.limit, page.offset],
+      );
+      return { keys, total: count?.n ?? 0 };
+    },
+    { readOnly: true },
+  );
+}

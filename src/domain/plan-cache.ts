@@ -1,0 +1,54 @@
+import type { Database } from '../platform/db/database.ts';
+
+export type PlanLimits = {
+  contacts: number | null;
+  orders: number | null;
+  inventory_items: number | null;
+  outbound_messages: number | null;
+  api_calls_per_day: number | null;
+  warehouses: number | null;
+  ai_annotations: number | null;
+  agents: number | null;
+  mcp_scopes: string[];
+  data_retention_days: number;
+};
+
+export type OrgPlan = { slug: string; name: string; price_usd: string; rank: number; limits: PlanLimits };
+
+export type PlanCache = {
+  /** The organization's plan; null for an unknown organization. */
+  forOrganization(organizationId: string): Promise<OrgPlan | null>;
+  /** Every plan, cheapest first (upgrade guidance). */
+  all(): Promise<OrgPlan[]>;
+};
+
+const PLAN_SQL = `select p.slug, p.name, p.price_usd, p.rank, app.plan_limits(p) as limits from public.plans p`;
+
+/**
+ * Plans change rarely and by an operator, so an organization's plan is cached for `ttlMs`: a plan
+ * change reaches the daily quota within that time. Ceilings on writes never use this cache: the
+ * database reads the plan in the same transaction.
+ */
+export function createPlanCache(db: Database, ttlMs = 30_000): PlanCache {
+  const byOrg = new Map<string, { plan: OrgPlan | null; until: number }>();
+  let plans: { list: OrgPlan[]; until: number } | undefined;
+  return {
+    async forOrganization(organizationId) {
+      const hit = byOrg.get(organizationId);
+      if (hit && hit.until > Date.now()) return hit.plan;
+      const [row] = await db.query<OrgPlan>(
+        `${PLAN_SQL} join public.organizations o on o.plan = p.slug where o.id::text = $1`,
+        [organizationId],
+      );
+      if (byOrg.size > 10_000) byOrg.clear();
+      byOrg.set(organizationId, { plan: row ?? null, until: Date.now() + ttlMs });
+      return row ?? null;
+    },
+    async all() {
+      if (!plans || plans.until < Date.now()) {
+        plans = { list: await db.query<OrgPlan>(`${PLAN_SQL} order by p.rank`), until: Date.now() + ttlMs };
+      }
+      return plans.list;
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import type { Database, Principal } from '../platform/db/database.ts';
+import { forbidden } from '../platform/errors.ts';
+import type { OrgPlan, PlanCache } from './plan-cache.ts';
+
+type Period = 'total' | 'month' | 'day';
+const RESOURCES: [resource: string, period: Period][] = [
+  ['contacts', 'total'],
+  ['inventory_items', 'total'],
+  ['warehouses', 'total'],
+  ['agents', 'total'],
+  ['orders', 'month'],
+  ['outbound_messages', 'month'],
+  ['ai_annotations', 'month'],
+  ['api_calls_per_day', 'day'],
+];
+export const WARNING_PERCENT = 80;
+
+type Counter = {
+  used: number;
+  limit: number | null;
+  remaining: number | null;
+  percent: number | null;
+  period: Period;
+};
+
+/** A limit of 0 with nothing used is a feature the plan lacks, not a resource running out. */
+function counter(used: number, limit: number | null, period: Period): Counter {
+  if (limit === null) return { used, limit, remaining: null, percent: null, period };
+  const percent = limit === 0 ? (used > 0 ? 100 : 0) : Math.round((used / limit) * 1000) / 10;
+  return { used, limit, remaining: Math.max(0, limit - used), percent, period };
+}
+
+/**
+ * agent-usage: the plan, every resource's use against its limit, a warning for each at or above
+ * 80 %, and which plan to move to. Counts come from the database (app.current_usage) in the
+ * caller's own transaction; API calls from the daily counters.
+ */
+export async function usageReport(
+  deps: { db: Database; plans: PlanCache },
+  principal: Principal,
+  apiCallsToday: (organizationId: string) => Promise<number>,
+) {
+  const [row] = await deps.db.asPrincipal(
+    principal,
+    (tx) =>
+      tx.query<{ org: string | null; role: string | null; plan: string; usage: Record<string, number> }>(
+        `select app.current_org_id() as org, app.org_role() as role, o.plan, app.current_usage() as usage
+           from public.organizations o where o.id = app.current_org_id()`,
+      ),
+    { readOnly: true },
+  );
+  if (!row?.org || !['owner', 'admin', 'agent'].includes(row.role ?? '')) {
+    throw forbidden('Usage is for agents and organization owners or admins');
+  }
+  const plans = await deps.plans.all();
+  const plan = plans.find((p) => p.slug === row.plan) as OrgPlan;
+  const used: Record<string, number> = { ...row.usage, api_calls_per_day: await apiCallsToday(row.org) };
+  const usage = Object.fromEntries(
+    RESOURCES.map(([r, period]) => [
+      r,
+      counter(Number(used[r] ?? 0), plan.limits[r as keyof OrgPlan['limits']] as number | null, period),
+    ]),
+  );
+  const warnings = RESOURCES.flatMap(([r]) => {
+    const c = usage[r] as Counter;
+    if (
+      c.limit === null ||
+      c.percent === null ||
+      c.percent < WARNING_PERCENT ||
+      (c.limit === 0 && c.used === 0)
+    )
+      return [];
+    const message = `${r.replaceAll('_', ' ')}: ${c.used} of ${c.limit} used (${c.percent}%)`;
+    return [{ resource: r, used: c.used, limit: c.limit, percent: c.percent, message }];
+  });
+  const next = plans.find((p) => p.rank === plan.rank + 1);
+  const readOnly = !plan.limits.mcp_scopes.includes('write');
+  const upgrade =
+    next && (warnings.length > 0 || readOnly)
+      ? {
+          recommended_plan: next.slug,
+          reason:
+            warnings.length > 0
+              ? `Near or at the ${plan.name} plan's limits for ${warnings.map((w) => w.resource).join(', ')}; ${next.name} raises them. A person must upgrade the plan.`
+              : `The ${plan.name} plan gives agents read-only access; ${next.name} adds write access. A person must upgrade the plan.`,
+        }
+      : null;
+  return {
+    plan: { slug: plan.slug, name: plan.name, price_usd: Number(plan.price_usd) },
+    usage,
+    warnings,
+    upgrade,
+    generated_at: new Date().toISOString(),
+  };
+}

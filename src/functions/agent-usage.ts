@@ -1,0 +1,47 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { usageReport } from '../domain/usage.ts';
+import { apiCallsToday } from '../platform/http/meter.ts';
+import { errorResponses, jsonResponse, newRouter } from '../platform/http/openapi.ts';
+import type { Services } from '../services.ts';
+
+const Counter = z.object({
+  used: z.number(),
+  limit: z.number().nullable(),
+  remaining: z.number().nullable(),
+  percent: z.number().nullable(),
+  period: z.enum(['total', 'month', 'day']),
+});
+
+const route = createRoute({
+  method: 'get',
+  path: '/agent-usage',
+  summary: 'Plan, usage against every limit, warnings at 80 %, and upgrade guidance',
+  description: 'For agents and for organization owners and admins.',
+  responses: {
+    200: jsonResponse(
+      z.object({
+        plan: z.object({ slug: z.string(), name: z.string(), price_usd: z.number() }),
+        usage: z.record(z.string(), Counter),
+        warnings: z.array(
+          z.object({
+            resource: z.string(),
+            used: z.number(),
+            limit: z.number(),
+            percent: z.number(),
+            message: z.string(),
+          }),
+        ),
+        upgrade: z.object({ recommended_plan: z.string(), reason: z.string() }).nullable(),
+        generated_at: z.string(),
+      }),
+      'Usage',
+    ),
+    ...errorResponses(401, 403),
+  },
+});
+
+export function agentUsage(s: Services) {
+  return newRouter().openapi(route, async (c) =>
+    c.json(await usageReport(s, c.get('principal'), (org) => apiCallsToday(s, org)), 200),
+  );
+}

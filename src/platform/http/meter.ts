@@ -1,0 +1,79 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import type { Services } from '../../services.ts';
+import type { Principal } from '../db/database.ts';
+import { AppError } from '../errors.ts';
+import { rateLimited } from '../rate-limit.ts';
+import type { AppEnv } from './env.ts';
+
+/** The organization a token names (people: app_metadata; agents: top level). */
+export function claimedOrganization(principal: Principal): string | null {
+  const c = principal.claims as { organization_id?: unknown; app_metadata?: { organization_id?: unknown } };
+  const org = c.organization_id ?? c.app_metadata?.organization_id;
+  return typeof org === 'string' ? org : null;
+}
+
+const nextUtcMidnight = (now = new Date()) =>
+  new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+
+export const secondsToUtcMidnight = (now = new Date()) =>
+  Math.max(1, Math.ceil((nextUtcMidnight(now).getTime() - now.getTime()) / 1000));
+
+export const utcDay = (now = new Date()) => now.toISOString().slice(0, 10);
+
+/** A write carrying more than one row counts as a bulk operation too (spec section 8). */
+async function carriesManyRows(c: Context): Promise<boolean> {
+  if (c.req.method === 'GET' || c.req.method === 'HEAD') return false;
+  if (!c.req.header('content-type')?.includes('application/json')) return false;
+  try {
+    const body = await c.req.json();
+    return Array.isArray(body) && body.length > 1;
+  } catch {
+    return false; // the route's validator reports malformed JSON
+  }
+}
+
+/** Counts a bulk operation for a caller; the REST interface also calls this for filtered writes. */
+export async function meterBulk(s: Services, principal: Principal): Promise<void> {
+  const r = await s.limits.bulk.hit(callerKey(principal));
+  if (!r.allowed) throw rateLimited(r.retryAfterSeconds, 'bulk operations');
+}
+
+const callerKey = (p: Principal) => `${claimedOrganization(p) ?? '-'}:${String(p.claims.sub)}`;
+
+/**
+ * Every authenticated request: the standard per-minute limit per user or agent per organization,
+ * the bulk limit for multi-row writes, and the organization's daily API-call quota.
+ */
+export function meter(s: Services): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const principal = c.get('principal');
+    if (principal.kind === 'user' || principal.kind === 'agent') {
+      const std = await s.limits.standard.hit(callerKey(principal));
+      if (!std.allowed) throw rateLimited(std.retryAfterSeconds);
+      if (await carriesManyRows(c)) await meterBulk(s, principal);
+      const org = claimedOrganization(principal);
+      if (org) await countApiCall(s, org);
+    }
+    await next();
+  };
+}
+
+async function countApiCall(s: Services, organizationId: string): Promise<void> {
+  const r = await s.limits.apiCallsPerDay.hit(`${organizationId}:${utcDay()}`);
+  const limit = (await s.plans.forOrganization(organizationId))?.limits.api_calls_per_day;
+  if (limit !== null && limit !== undefined && r.consumed > limit) {
+    const wait = secondsToUtcMidnight();
+    throw new AppError(
+      429,
+      'quota_exceeded',
+      `The plan's ${limit} API calls per day are used up; the quota resets at midnight UTC, in ${wait} seconds`,
+      { limit, used: r.consumed, resets_at: nextUtcMidnight().toISOString() },
+      {},
+      { 'Retry-After': String(wait) },
+    );
+  }
+}
+
+/** Today's count of API calls for an organization (agent-usage). */
+export const apiCallsToday = (s: Services, organizationId: string) =>
+  s.limits.apiCallsPerDay.used(`${organizationId}:${utcDay()}`);
