@@ -26,6 +26,8 @@ const schema = z.object({
   SIGNUP_IP_WINDOW_SECONDS: int(3600),
   // Spec section 8. Counters live in Redis when REDIS_URL is set, so processes share them.
   REDIS_URL: z.string().url().optional(),
+  // Namespace of this deployment's counters in a Redis shared with others.
+  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/).default('svc'),
   RATE_LIMIT_STANDARD_PER_MINUTE: int(100),
   RATE_LIMIT_BULK_PER_MINUTE: int(20),
   RATE_LIMIT_WEBHOOK_PER_MINUTE: int(500),
@@ -59,6 +61,7 @@ export type Config = {
   };
   signup: { maxPerIp: number; ipWindowSeconds: number };
   redisUrl: string | undefined;
+  redisPrefix: string;
   rateLimits: {
     standardPerMinute: number;
     bulkPerMinute: number;
@@ -103,6 +106,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     signup: { maxPerIp: e.SIGNUP_MAX_PER_IP, ipWindowSeconds: e.SIGNUP_IP_WINDOW_SECONDS },
     redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
     rateLimits: {
       standardPerMinute: e.RATE_LIMIT_STANDARD_PER_MINUTE,
       bulkPerMinute: e.RATE_LIMIT_BULK_PER_MINUTE,

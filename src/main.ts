@@ -72,7 +72,7 @@ export async function startService(
     tokens,
     sessions: { tokens, expiresIn: config.jwtExpirySeconds },
     passwords: await createPasswords(config.bcryptCost),
-    limits: createLimits(config, { redis }),
+    limits: createLimits(config, { redis, prefix: config.redisPrefix }),
     plans: createPlanCache(db),
     log,
   };

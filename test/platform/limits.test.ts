@@ -1,0 +1,181 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientIp, trustedProxies } from '../../src/platform/http/client-ip.ts';
+import { secondsToUtcMidnight } from '../../src/platform/http/meter.ts';
+import { startCli } from '../helpers/cli.ts';
+import { freshDatabase, onPostgres } from '../helpers/db.ts';
+import { call, signUp } from '../helpers/http.ts';
+import { startTestService, type TestService, uniqueEmail } from '../helpers/service.ts';
+
+const fn = (name: string) => `/functions/v1/${name}`;
+const services: TestService[] = [];
+const start = async (env: Record<string, string> = {}) => {
+  const s = await startTestService(env);
+  services.push(s);
+  return s;
+};
+afterAll(async () => {
+  for (const s of services) await s.stop();
+});
+
+const exchange = (svc: TestService, headers: Record<string, string> = {}) =>
+  call(svc, 'POST', fn('agent-auth'), { body: { api_key: `svc_ak_${'x'.repeat(48)}` }, headers });
+
+async function untilLimited(send: () => Promise<{ status: number }>, max: number) {
+  const statuses: number[] = [];
+  for (let i = 0; i < max; i++) {
+    const { status } = await send();
+    statuses.push(status);
+    if (status === 429) break;
+  }
+  return statuses;
+}
+
+describe('per-address limits (spec section 8)', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await start();
+  });
+
+  it('agent-auth: 10 attempts a minute, then 429 with Retry-After, and the refusal is logged', async () => {
+    const statuses = await untilLimited(() => exchange(svc), 12);
+    expect(statuses).toEqual([...Array(10).fill(401), 429]);
+    const limited = await exchange(svc, { 'x-forwarded-for': '198.51.100.7' });
+    expect(limited.status).toBe(429); // X-Forwarded-For is not believed without TRUST_PROXY
+    const wait = Number(limited.headers.get('retry-after'));
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(60);
+    expect(limited.json).toMatchObject({
+      error: 'rate_limit_exceeded',
+      details: { retry_after_seconds: wait },
+    });
+    expect(limited.json.message).toContain(`${wait} seconds`);
+    const [row] = await svc.services.db.query<{ n: number }>(
+      "select count(*)::int as n from agent_auth_attempts where outcome = 'rate_limited'",
+    );
+    expect(row?.n).toBe(2);
+  });
+
+  it('agent-register: 10 an hour from one address', async () => {
+    const register = () =>
+      call(svc, 'POST', fn('agent-register'), {
+        body: { agent_name: 'a', owner_email: uniqueEmail(), organization_name: 'o', plan: 'free' },
+      });
+    const statuses = await untilLimited(register, 12);
+    expect(statuses).toEqual([...Array(10).fill(201), 429]);
+  });
+});
+
+describe('per-caller limits and the daily quota', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await start();
+  });
+
+  it('standard: 100 requests a minute per user per organization', async () => {
+    const me = await signUp(svc, 'Chatty Ltd');
+    const statuses = await untilLimited(
+      () => call(svc, 'GET', fn('organization-members'), { token: me.access_token }),
+      102,
+    );
+    expect(statuses.length).toBe(101);
+    expect(statuses.slice(0, 100).every((s) => s === 200)).toBe(true);
+    expect(statuses[100]).toBe(429);
+    // Another user of the same service is not affected.
+    const other = await signUp(svc, 'Quiet Ltd');
+    expect((await call(svc, 'GET', fn('organization-members'), { token: other.access_token })).status).toBe(
+      200,
+    );
+  });
+
+  it('bulk: 20 multi-row writes a minute', async () => {
+    const me = await signUp(svc, 'Bulky Ltd');
+    const bulk = () =>
+      call(svc, 'POST', fn('organization-create'), {
+        token: me.access_token,
+        body: [{ name: 'a' }, { name: 'b' }],
+      });
+    const statuses = await untilLimited(bulk, 22);
+    expect(statuses).toEqual([...Array(20).fill(400), 429]);
+    expect((await bulk()).json.message).toMatch(/bulk operations/);
+  });
+
+  it('api_calls_per_day: past the plan’s quota, 429 quota_exceeded until midnight UTC', async () => {
+    // This service's database is private to this file: make the free quota small.
+    await svc.services.db.query("update plans set api_calls_per_day = 3 where slug = 'free'");
+    const me = await signUp(svc, 'Thrifty Ltd');
+    const statuses = await untilLimited(
+      () => call(svc, 'GET', fn('organization-members'), { token: me.access_token }),
+      5,
+    );
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const over = await call(svc, 'GET', fn('organization-members'), { token: me.access_token });
+    expect(over.json.error).toBe('quota_exceeded');
+    const wait = Number(over.headers.get('retry-after'));
+    expect(Math.abs(wait - secondsToUtcMidnight())).toBeLessThanOrEqual(5);
+  });
+});
+
+describe('TRUST_PROXY', () => {
+  it('believes X-Forwarded-For only from the named proxies', async () => {
+    const svc = await start({ TRUST_PROXY: '127.0.0.1,::1' });
+    const from = (ip: string) => () => exchange(svc, { 'x-forwarded-for': `203.0.113.99, ${ip}` });
+    expect(await untilLimited(from('192.0.2.1'), 12)).toEqual([...Array(10).fill(401), 429]);
+    expect((await from('192.0.2.2')()).status).toBe(401);
+  });
+
+  it('takes the rightmost untrusted address', () => {
+    const proxies = trustedProxies(['10.0.0.0/8', '127.0.0.1']);
+    expect(clientIp('127.0.0.1', '1.1.1.1, 2.2.2.2, 10.1.2.3', proxies)).toBe('2.2.2.2');
+    expect(clientIp('::ffff:127.0.0.1', '2.2.2.2', proxies)).toBe('2.2.2.2');
+    expect(clientIp('8.8.8.8', '2.2.2.2', proxies)).toBe('8.8.8.8'); // not from a proxy
+    expect(clientIp('127.0.0.1', 'garbage', proxies)).toBe('127.0.0.1');
+    expect(clientIp('127.0.0.1', '2.2.2.2', null)).toBe('127.0.0.1');
+    expect(() => trustedProxies(['not-an-ip'])).toThrow(/TRUST_PROXY/);
+  });
+});
+
+describe('shared counters', () => {
+  it('in memory, each process counts for itself', async () => {
+    const [a, b] = [await start(), await start()];
+    expect(await untilLimited(() => exchange(a), 11)).toHaveLength(11);
+    expect((await exchange(b)).status).toBe(401);
+  });
+
+  const redisUrl = process.env.TEST_REDIS_URL;
+  it.runIf(Boolean(redisUrl))('with Redis, two service processes hold one limit between them', async () => {
+    const env = { REDIS_URL: redisUrl as string, REDIS_PREFIX: `test-${randomBytes(6).toString('hex')}` };
+    const inProcess = await start(env);
+    // The second service is a separate OS process with its own database.
+    const dir = mkdtempSync(path.join(tmpdir(), 'svc-redis-'));
+    const db = onPostgres() ? await freshDatabase() : undefined;
+    await db?.db.close();
+    const other = await startCli({
+      ...env,
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: dir,
+      ...(db ? { DATABASE_URL: db.url as string } : {}),
+    });
+    try {
+      const viaOther = () =>
+        fetch(`${other.url}/functions/v1/agent-auth`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ api_key: `svc_ak_${'y'.repeat(48)}` }),
+        });
+      for (let i = 0; i < 5; i++) expect((await exchange(inProcess)).status).toBe(401);
+      for (let i = 0; i < 5; i++) expect((await viaOther()).status).toBe(401);
+      expect((await exchange(inProcess)).status).toBe(429);
+      expect((await viaOther()).status).toBe(429);
+    } finally {
+      other.child.kill('SIGTERM');
+      await new Promise((r) => other.child.once('exit', r));
+      await db?.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

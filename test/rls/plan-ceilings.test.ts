@@ -1,0 +1,120 @@
+// Plan ceilings live in the database, so every write path meets them: the write that would pass
+// the ceiling fails whole (SV403 → 403 plan_limit_exceeded), and racing writers cannot both take
+// the last slot.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVICE } from '../../src/platform/db/database.ts';
+import { fromPgError } from '../../src/platform/errors.ts';
+import { type FreshDatabase, freshDatabase } from '../helpers/db.ts';
+import { as, seedAgent, seedTenant, sqlstate, type Tenant } from './fixtures.ts';
+
+let fresh: FreshDatabase;
+beforeAll(async () => {
+  fresh = await freshDatabase();
+});
+afterAll(() => fresh?.drop());
+
+/** A tenant on the free plan (the fixtures start on scale). */
+async function freeTenant(tag: string): Promise<Tenant> {
+  const t = await seedTenant(fresh.db, tag);
+  await fresh.db.query("update organizations set plan = 'free' where id = $1", [t.orgId]);
+  return t;
+}
+
+const fill = (t: Tenant, table: string, n: number, column = 'first_name') =>
+  fresh.db.asPrincipal(SERVICE, (tx) =>
+    tx.query(
+      `insert into ${table} (organization_id, ${column}) select $1, 'x' || g from generate_series(1, $2::int) g`,
+      [t.orgId, n],
+    ),
+  );
+const countOf = async (t: Tenant, table: string) =>
+  (
+    await fresh.db.query<{ n: number }>(
+      `select count(*)::int as n from ${table} where organization_id = $1`,
+      [t.orgId],
+    )
+  )[0]?.n;
+
+async function refusal(p: Promise<unknown>) {
+  const err = await p.then(
+    () => null,
+    (e) => e,
+  );
+  expect(err, 'the write should have been refused').not.toBeNull();
+  return fromPgError(err);
+}
+
+describe('plan ceilings', () => {
+  it('refuse the contact past the limit with the details agents need', async () => {
+    const t = await freeTenant('ceil-contacts');
+    await fill(t, 'contacts', 50);
+    const e = await refusal(
+      as(fresh.db, t.member.as, "insert into contacts (first_name) values ('one too many')"),
+    );
+    expect(e.status).toBe(403);
+    expect(e.code).toBe('plan_limit_exceeded');
+    expect(e.details).toEqual({ resource: 'contacts', limit: 50, used: 50, plan: 'free' });
+    expect(e.message).toMatch(/Free plan allows 50 contacts/);
+  });
+
+  it('refuse a multi-row insert that crosses the limit whole: nothing is written', async () => {
+    const t = await freeTenant('ceil-bulk');
+    await fill(t, 'inventory_items', 28, 'name');
+    const bulk = as(fresh.db, t.member.as, "insert into inventory_items (name) values ('a'), ('b'), ('c')");
+    expect((await refusal(bulk)).details).toMatchObject({ resource: 'inventory_items', limit: 30, used: 30 });
+    expect(await countOf(t, 'inventory_items')).toBe(28);
+  });
+
+  it('hold for the service path too, and for warehouses, orders this month and active agent keys', async () => {
+    const t = await freeTenant('ceil-all');
+    expect(
+      await sqlstate(
+        as(fresh.db, SERVICE, 'insert into warehouses (organization_id, name) values ($1, $2)', [
+          t.orgId,
+          'Second',
+        ]),
+      ),
+    ).toBe('SV403');
+    await fill(t, 'orders', 25, 'notes');
+    expect(await sqlstate(as(fresh.db, t.owner.as, "insert into orders (notes) values ('26th')"))).toBe(
+      'SV403',
+    );
+    // Orders of an earlier month do not count against this one.
+    // (Backdated with triggers off: created_at is otherwise the database's and never changes.)
+    await fresh.db.transaction(async (tx) => {
+      await tx.query('set local session_replication_role = replica');
+      await tx.query("update orders set created_at = now() - interval '40 days' where organization_id = $1", [
+        t.orgId,
+      ]);
+    });
+    await as(fresh.db, t.owner.as, "insert into orders (notes) values ('new month')");
+    await seedAgent(fresh.db, t.orgId, ['read']);
+    await expect(seedAgent(fresh.db, t.orgId, ['read'])).rejects.toMatchObject({ code: 'SV403' });
+    // A revoked key frees its slot.
+    await fresh.db.query('update agent_api_keys set is_active = false where organization_id = $1', [t.orgId]);
+    await seedAgent(fresh.db, t.orgId, ['read']);
+  });
+
+  it('are unlimited where the plan says null, and move with the plan', async () => {
+    const t = await freeTenant('ceil-growth');
+    await fill(t, 'orders', 25, 'notes');
+    await fresh.db.query("update organizations set plan = 'growth' where id = $1", [t.orgId]);
+    await fill(t, 'orders', 30, 'notes');
+    expect(await countOf(t, 'orders')).toBe(55);
+  });
+
+  it('let exactly one of two racing writers take the last slot', async () => {
+    const t = await freeTenant('ceil-race');
+    await fill(t, 'contacts', 49);
+    const results = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) =>
+        as(fresh.db, t.member.as, 'insert into contacts (first_name) values ($1)', [`racer ${i}`]),
+      ),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results.filter((r) => r.status === 'rejected')) {
+      expect(((r as PromiseRejectedResult).reason as { code: string }).code).toBe('SV403');
+    }
+    expect(await countOf(t, 'contacts')).toBe(50);
+  });
+});
