@@ -27,7 +27,10 @@ const schema = z.object({
   // Spec section 8. Counters live in Redis when REDIS_URL is set, so processes share them.
   REDIS_URL: z.string().url().optional(),
   // Namespace of this deployment's counters in a Redis shared with others.
-  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/).default('svc'),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:_-]{1,64}$/)
+    .default('svc'),
   RATE_LIMIT_STANDARD_PER_MINUTE: int(100),
   RATE_LIMIT_BULK_PER_MINUTE: int(20),
   RATE_LIMIT_WEBHOOK_PER_MINUTE: int(500),

@@ -25,7 +25,11 @@ export type LimitStore = { redis?: Redis; prefix: string };
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 export function createLimiter(store: LimitStore, name: string, rule: LimitRule): Limiter {
-  const opts = { keyPrefix: `${store.prefix}:rl:${name}`, points: rule.points, duration: rule.durationSeconds };
+  const opts = {
+    keyPrefix: `${store.prefix}:rl:${name}`,
+    points: rule.points,
+    duration: rule.durationSeconds,
+  };
   // If Redis is unreachable, counting falls back to this process rather than refusing everyone.
   const rl = store.redis
     ? new RateLimiterRedis({

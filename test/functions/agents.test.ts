@@ -150,7 +150,7 @@ describe('agent-auth refusals', () => {
     const reg = await register();
     const key: string = reg.json.api_key;
     const wrongSecret = `${key.slice(0, 12)}${'A'.repeat(43)}`;
-    for (const bad of ['svc_ak_' + 'Z'.repeat(48), 'not-a-key', wrongSecret, '']) {
+    for (const bad of [`svc_ak_${'Z'.repeat(48)}`, 'not-a-key', wrongSecret, '']) {
       const r = await exchange(bad);
       expect(r.status).toBe(401);
       expect(r.json.error).toBe('invalid_api_key');
