@@ -89,16 +89,18 @@ async function bench(engine: string, db: Database): Promise<string> {
 const lines = [await bench('pglite', await openPglite(undefined))];
 const admin = new pg.Client({ connectionString: SERVER, connectionTimeoutMillis: 3000 });
 const name = `svc_bench_auth_${process.pid}`;
+let created = false;
 try {
   await admin.connect();
   await admin.query(`create database ${name}`);
+  created = true;
   const url = new URL(SERVER);
   url.pathname = `/${name}`;
   lines.push(await bench('postgres', openPostgres(url.toString(), 4)));
-  await admin.query(`drop database if exists ${name} with (force)`);
 } catch (err) {
   console.log(`postgres: skipped (${(err as Error).message})`);
 } finally {
+  if (created) await admin.query(`drop database if exists ${name} with (force)`).catch(() => {});
   await admin.end().catch(() => {});
 }
 console.log();

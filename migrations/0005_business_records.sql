@@ -144,14 +144,14 @@ create index orders_status_idx on public.orders (organization_id, status, create
 create index orders_contact_idx on public.orders (organization_id, contact_id);
 
 -- A number from a per-organization counter; the row lock makes concurrent callers take turns.
-create or replace function app.next_counter(org uuid, counter text) returns bigint
+create or replace function app.next_counter(org uuid, counter text, step bigint default 1) returns bigint
 language sql volatile security definer set search_path = ''
 as $$
-  insert into app.counters as c (organization_id, name, value) values (org, counter, 1)
-  on conflict (organization_id, name) do update set value = c.value + 1
+  insert into app.counters as c (organization_id, name, value) values (org, counter, step)
+  on conflict (organization_id, name) do update set value = c.value + step
   returning c.value
 $$;
-revoke all on function app.next_counter(uuid, text) from public;
+revoke all on function app.next_counter(uuid, text, bigint) from public;
 
 -- What the database computes is never taken from the caller: number, totals, timestamps.
 -- Requests start every order as pending; the service path (imports) may set another status.

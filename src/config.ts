@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { trustedProxies } from './platform/http/client-ip.ts';
 
 // The only reader of process.env. Everything else receives a Config.
 const int = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
@@ -89,6 +90,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const e = parsed.data;
+  const trustProxy = (e.TRUST_PROXY ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  try {
+    trustedProxies(trustProxy);
+  } catch (err) {
+    throw new ConfigError(`invalid configuration:\n  ${(err as Error).message}`);
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -118,10 +128,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       registerPerEmailPerDay: e.AGENT_REGISTER_PER_EMAIL_PER_DAY,
       registerPerIpPerHour: e.AGENT_REGISTER_PER_IP_PER_HOUR,
     },
-    trustProxy: (e.TRUST_PROXY ?? '')
-      .split(',')
-      .map((p) => p.trim())
-      .filter(Boolean),
+    trustProxy,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
   };

@@ -55,29 +55,45 @@ export async function startService(
   }
   const url = resolvePublicUrl(config, (server.address() as AddressInfo).port);
 
-  const tokens = createTokens(keys, `${url}/auth/v1`);
-  // Shared counters when several processes serve one deployment; in memory otherwise.
-  const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
-    : undefined;
-  redis?.on('error', (err) =>
-    log.warn({ err: { message: err.message } }, 'redis unavailable; counting in memory'),
-  );
-  await redis?.connect().catch(() => {}); // reported by the error handler above
-  const services: Services = {
-    config,
-    publicUrl: url,
-    db,
-    keys,
-    tokens,
-    sessions: { tokens, expiresIn: config.jwtExpirySeconds },
-    passwords: await createPasswords(config.bcryptCost),
-    limits: createLimits(config, { redis, prefix: config.redisPrefix }),
-    plans: createPlanCache(db),
-    log,
-  };
-  const app = buildApp(services);
-  handle = app.fetch as Handler;
+  let redis: Redis | undefined;
+  let services: Services;
+  try {
+    const tokens = createTokens(keys, `${url}/auth/v1`);
+    // Shared counters when several processes serve one deployment; in memory otherwise.
+    redis = config.redisUrl
+      ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
+      : undefined;
+    let redisDown = false; // one warning per outage, not one per reconnect attempt
+    redis?.on('error', (err) => {
+      if (!redisDown) log.warn({ err: { message: err.message } }, 'redis unavailable; counting in memory');
+      redisDown = true;
+    });
+    redis?.on('ready', () => {
+      if (redisDown) log.info('redis available again');
+      redisDown = false;
+    });
+    await redis?.connect().catch(() => {}); // reported by the error handler above
+    services = {
+      config,
+      publicUrl: url,
+      db,
+      keys,
+      tokens,
+      sessions: { tokens, expiresIn: config.jwtExpirySeconds },
+      passwords: await createPasswords(config.bcryptCost),
+      limits: createLimits(config, { redis, prefix: config.redisPrefix }),
+      plans: createPlanCache(db),
+      log,
+    };
+    const app = buildApp(services);
+    handle = app.fetch as Handler;
+  } catch (err) {
+    // Nothing half-started outlives a failed start.
+    server.close();
+    redis?.disconnect();
+    await db.close();
+    throw err;
+  }
   log.info({ url, engine: db.engine }, 'listening');
 
   let closing: Promise<void> | undefined;
@@ -89,8 +105,11 @@ export async function startService(
       server.closeIdleConnections();
       await done;
       clearTimeout(hard);
-      await db.close();
-      redis?.disconnect();
+      try {
+        await db.close();
+      } finally {
+        await redis?.quit().catch(() => redis.disconnect());
+      }
       log.info('stopped');
     })();
     return closing;

@@ -1,4 +1,5 @@
 import { requireApiKey } from '../platform/http/authenticate.ts';
+import { meterIfSignedIn } from '../platform/http/meter.ts';
 import { newRouter } from '../platform/http/openapi.ts';
 import type { Services } from '../services.ts';
 import { logoutRoutes } from './logout.ts';
@@ -17,6 +18,10 @@ export function authRoutes(s: Services) {
   // Public keys are public: anyone verifying our tokens may fetch them without an API key.
   const guard = requireApiKey(s.tokens);
   app.use('*', async (c, next) => (c.req.path.endsWith('/.well-known/jwks.json') ? next() : guard(c, next)));
+  // Signed-in requests count against the caller's rate limit and the organization's daily quota.
+  const metered = meterIfSignedIn(s);
+  app.use('/user', metered);
+  app.use('/logout', metered);
   for (const r of [signupRoutes(s), tokenRoutes(s), userRoutes(s), logoutRoutes(s), metaRoutes(s)])
     app.route('/', r);
   return app;

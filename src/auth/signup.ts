@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { createOrganization } from '../domain/organizations.ts';
+import { addressKey } from '../platform/http/client-ip.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import { rateLimited } from '../platform/rate-limit.ts';
 import type { Services } from '../services.ts';
@@ -33,7 +34,7 @@ export function signupRoutes(s: Services) {
   return newRouter().openapi(route, async (c) => {
     const body = c.req.valid('json');
     const ip = c.get('clientIp');
-    const limit = await s.limits.signupPerIp.hit(ip);
+    const limit = await s.limits.signupPerIp.hit(addressKey(ip));
     if (!limit.allowed) throw rateLimited(limit.retryAfterSeconds, 'sign-ups from this address');
     assertLongEnough(body.password);
     const passwordHash = await s.passwords.hash(body.password);

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { fromZodIssues } from '../platform/errors.ts';
+import { addressKey } from '../platform/http/client-ip.ts';
 import { errorResponses, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import { rateLimited } from '../platform/rate-limit.ts';
 import type { Services } from '../services.ts';
@@ -36,7 +37,7 @@ function parse<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
 async function passwordGrant(s: Services, c: Context, body: unknown): Promise<TokenResponse> {
   const { email, password } = parse(PasswordGrant, body);
   const ip = c.get('clientIp') as string;
-  const perIp = await s.limits.loginPerIp.hit(ip);
+  const perIp = await s.limits.loginPerIp.hit(addressKey(ip));
   if (!perIp.allowed) throw rateLimited(perIp.retryAfterSeconds, 'sign-in attempts from this address');
   // Every attempt counts before the password is checked, so parallel guesses cannot slip past the
   // lock, and a locked account is refused even the right password; a success clears the count.

@@ -42,12 +42,7 @@ type StoredKey = {
   mcp_scopes: string[];
 };
 
-export type AgentToken = {
-  access_token: string;
-  token_type: 'bearer';
-  expires_in: number;
-  organization_id: string;
-};
+export type AgentToken = { access_token: string; expires_in: number; organization_id: string };
 
 /**
  * The key-for-JWT exchange. The key is found by its prefix and checked with one bcrypt compare, so
@@ -129,5 +124,5 @@ export async function exchangeApiKey(
       [key.id, prefix, ip],
     ),
   );
-  return { access_token, token_type: 'bearer', expires_in: expiresIn, organization_id: org };
+  return { access_token, expires_in: expiresIn, organization_id: org };
 }

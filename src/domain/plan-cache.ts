@@ -20,13 +20,16 @@ export type PlanCache = {
   forOrganization(organizationId: string): Promise<OrgPlan | null>;
   /** Every plan, cheapest first (upgrade guidance). */
   all(): Promise<OrgPlan[]>;
+  /** Forgets an organization's plan (after a plan change in this process). */
+  forget(organizationId: string): void;
 };
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PLAN_SQL = `select p.slug, p.name, p.price_usd, p.rank, app.plan_limits(p) as limits from public.plans p`;
 
 /**
  * Plans change rarely and by an operator, so an organization's plan is cached for `ttlMs`: a plan
- * change reaches the daily quota within that time. Ceilings on writes never use this cache: the
+ * change reaches the daily quota of other processes within that time (this one forgets at once). Ceilings on writes never use this cache: the
  * database reads the plan in the same transaction.
  */
 export function createPlanCache(db: Database, ttlMs = 30_000): PlanCache {
@@ -36,13 +39,18 @@ export function createPlanCache(db: Database, ttlMs = 30_000): PlanCache {
     async forOrganization(organizationId) {
       const hit = byOrg.get(organizationId);
       if (hit && hit.until > Date.now()) return hit.plan;
-      const [row] = await db.query<OrgPlan>(
-        `${PLAN_SQL} join public.organizations o on o.plan = p.slug where o.id::text = $1`,
-        [organizationId],
-      );
+      const [row] = UUID.test(organizationId)
+        ? await db.query<OrgPlan>(
+            `${PLAN_SQL} join public.organizations o on o.plan = p.slug where o.id = $1`,
+            [organizationId],
+          )
+        : [];
       if (byOrg.size > 10_000) byOrg.clear();
       byOrg.set(organizationId, { plan: row ?? null, until: Date.now() + ttlMs });
       return row ?? null;
+    },
+    forget(organizationId) {
+      byOrg.delete(organizationId);
     },
     async all() {
       if (!plans || plans.until < Date.now()) {

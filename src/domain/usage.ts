@@ -1,5 +1,5 @@
 import type { Database, Principal } from '../platform/db/database.ts';
-import { forbidden } from '../platform/errors.ts';
+import { agentKeyGone, forbidden } from '../platform/errors.ts';
 import type { OrgPlan, PlanCache } from './plan-cache.ts';
 
 type Period = 'total' | 'month' | 'day';
@@ -49,12 +49,19 @@ export async function usageReport(
       ),
     { readOnly: true },
   );
+  if (!row?.org && principal.kind === 'agent') throw agentKeyGone();
   if (!row?.org || !['owner', 'admin', 'agent'].includes(row.role ?? '')) {
     throw forbidden('Usage is for agents and organization owners or admins');
   }
   const plans = await deps.plans.all();
   const plan = plans.find((p) => p.slug === row.plan) as OrgPlan;
-  const used: Record<string, number> = { ...row.usage, api_calls_per_day: await apiCallsToday(row.org) };
+  // Refused calls keep counting in the daily counter; what the plan granted is at most its limit.
+  const calls = await apiCallsToday(row.org);
+  const callLimit = plan.limits.api_calls_per_day;
+  const used: Record<string, number> = {
+    ...row.usage,
+    api_calls_per_day: callLimit === null ? calls : Math.min(calls, callLimit),
+  };
   const usage = Object.fromEntries(
     RESOURCES.map(([r, period]) => [
       r,

@@ -17,8 +17,8 @@ const route = createRoute({
         .array(z.enum(SCOPES))
         .min(1)
         .refine((s) => new Set(s).size === s.length, 'must not repeat a scope'),
-      expires_at: z
-        .string()
+      expires_at: z.iso
+        .datetime({ offset: true })
         .optional()
         .openapi({ description: 'ISO 8601, in the future, at most 365 days away; default 90 days' }),
     }),

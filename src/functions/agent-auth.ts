@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { exchangeApiKey, recordAttempt, safePrefix } from '../domain/agent-auth.ts';
+import { addressKey } from '../platform/http/client-ip.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import { rateLimited } from '../platform/rate-limit.ts';
 import type { Services } from '../services.ts';
@@ -10,12 +11,12 @@ const route = createRoute({
   summary: 'Exchange an agent API key for a JWT (at most one hour)',
   description:
     'No bearer token. Use the access_token as the bearer for the MCP server, the REST interface and functions; when it expires, call agent-auth again. 10 attempts per minute per address.',
-  request: jsonBody(z.object({ api_key: z.string().max(200) })),
+  // Any string is an attempt: a malformed key is refused with 401 and logged like the others.
+  request: jsonBody(z.object({ api_key: z.string().max(1000) })),
   responses: {
     200: jsonResponse(
       z.object({
         access_token: z.string(),
-        token_type: z.literal('bearer'),
         expires_in: z.number().int(),
         organization_id: z.uuid(),
       }),
@@ -29,7 +30,7 @@ export function agentAuth(s: Services) {
   return newRouter().openapi(route, async (c) => {
     const { api_key } = c.req.valid('json');
     const ip = c.get('clientIp');
-    const limit = await s.limits.agentAuthPerIp.hit(ip);
+    const limit = await s.limits.agentAuthPerIp.hit(addressKey(ip));
     if (!limit.allowed) {
       await recordAttempt(s.db, {
         prefix: safePrefix(api_key),

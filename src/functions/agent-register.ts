@@ -2,6 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { createApiKey, DEFAULT_KEY_DAYS } from '../domain/agent-keys.ts';
 import { SERVICE } from '../platform/db/database.ts';
 import { validationError } from '../platform/errors.ts';
+import { addressKey } from '../platform/http/client-ip.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import { rateLimited } from '../platform/rate-limit.ts';
 import type { Services } from '../services.ts';
@@ -51,7 +52,7 @@ export function agentRegister(s: Services) {
       );
     }
     for (const [limiter, key, what] of [
-      [s.limits.registerPerIp, c.get('clientIp'), 'registrations from this address'],
+      [s.limits.registerPerIp, addressKey(c.get('clientIp')), 'registrations from this address'],
       [s.limits.registerPerEmail, body.owner_email, 'registrations for this owner email'],
     ] as const) {
       const r = await limiter.hit(key);

@@ -28,6 +28,7 @@ export function organizationPlan(s: Services) {
     const { organization, plan_limits } = await s.db.asPrincipal(SERVICE, (tx) =>
       setPlan(tx, organization_id, plan),
     );
+    s.plans.forget(organization_id);
     return c.json({ organization: orgJson(organization), plan_limits }, 200);
   });
 }

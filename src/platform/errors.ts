@@ -31,6 +31,14 @@ export const forbidden = (message = 'You are not allowed to do this') =>
   new AppError(403, 'forbidden', message);
 export const notFound = (what = 'resource') => new AppError(404, 'not_found', `No such ${what}`);
 
+/** An agent token whose key was revoked or expired after it was issued. */
+export const agentKeyGone = () =>
+  new AppError(
+    401,
+    'unauthorized',
+    'The API key behind this token was revoked or has expired; call agent-auth again',
+  );
+
 /** Postgres error fields both drivers expose. */
 type PgError = { code?: string; message?: string; hint?: string; detail?: string; constraint?: string };
 

@@ -76,7 +76,23 @@ describe('self-registration → exchange → claims → usage', () => {
     const ex = await exchange(reg.json.api_key);
     expect(ex.status).toBe(200);
     expect(ex.json).toMatchObject({ expires_in: 3600, organization_id: reg.json.organization_id });
+    expect(Object.keys(ex.json).sort()).toEqual(['access_token', 'expires_in', 'organization_id']);
     const claims = decodeJwt(ex.json.access_token);
+    // Spec 2.5's claims, plus the registered JWT claims and nothing else.
+    expect(Object.keys(claims).sort()).toEqual(
+      [
+        'agent_scopes',
+        'app_metadata',
+        'aud',
+        'exp',
+        'iat',
+        'iss',
+        'org_role',
+        'organization_id',
+        'role',
+        'sub',
+      ].sort(),
+    );
     expect(claims).toMatchObject({
       role: 'authenticated',
       organization_id: reg.json.organization_id,
@@ -155,18 +171,29 @@ describe('agent-auth refusals', () => {
       expect(r.status).toBe(401);
       expect(r.json.error).toBe('invalid_api_key');
     }
-    const attempts = await svc.services.db.query<{
-      key_prefix: string | null;
-      outcome: string;
-      reason: string;
-    }>('select key_prefix, outcome, reason from agent_auth_attempts where key_prefix = $1 order by id', [
-      key.slice(0, 12),
-    ]);
-    expect(attempts).toEqual([{ key_prefix: key.slice(0, 12), outcome: 'failure', reason: 'wrong_secret' }]);
-    const logged = await svc.services.db.query<{ key_prefix: string | null }>(
-      'select key_prefix from agent_auth_attempts',
+    const attempts = await svc.services.db.query<{ key_prefix: string | null; ip: string; reason: string }>(
+      `select key_prefix, ip, reason from agent_auth_attempts
+        where reason <> 'ok' and created_at > now() - interval '1 minute' order by id desc limit 4`,
     );
-    for (const row of logged) expect(row.key_prefix === null || row.key_prefix.length === 12).toBe(true);
+    expect(attempts.map((a) => a.reason).reverse()).toEqual([
+      'unknown_key',
+      'malformed',
+      'wrong_secret',
+      'malformed',
+    ]);
+    expect(attempts.every((a) => ['127.0.0.1', '::1', '::ffff:127.0.0.1'].includes(a.ip))).toBe(true);
+    expect(attempts.find((a) => a.reason === 'wrong_secret')?.key_prefix).toBe(key.slice(0, 12));
+    expect((await exchange(key)).status).toBe(200);
+    const [ok] = await svc.services.db.query<{ reason: string }>(
+      "select reason from agent_auth_attempts where outcome = 'success' order by id desc limit 1",
+    );
+    expect(ok?.reason).toBe('ok');
+    // The secret part of a key is in no table.
+    const secret = key.slice(12);
+    for (const table of ['agent_auth_attempts', 'agent_api_keys']) {
+      const rows = await svc.services.db.query(`select * from ${table}`);
+      expect(JSON.stringify(rows)).not.toContain(secret);
+    }
   });
 
   it('says revoked or expired only to a caller holding the real key; a revoked key’s live JWT stops working', async () => {
@@ -178,7 +205,9 @@ describe('agent-auth refusals', () => {
     const revoked = await exchange(reg.json.api_key);
     expect(revoked.status).toBe(401);
     expect(revoked.json.error).toBe('api_key_revoked');
-    expect((await call(svc, 'GET', fn('agent-usage'), { token: live })).status).toBe(403);
+    const afterRevoke = await call(svc, 'GET', fn('agent-usage'), { token: live });
+    expect(afterRevoke.status).toBe(401);
+    expect(afterRevoke.json.message).toMatch(/call agent-auth again/);
 
     const other = await register();
     await svc.services.db.query(
@@ -289,6 +318,8 @@ describe('keys created by people', () => {
       { scopes: ['read'], expires_at: new Date(Date.now() - 1000).toISOString() },
       { scopes: ['read'], expires_at: new Date(Date.now() + 366 * day).toISOString() },
       { scopes: ['read'], expires_at: 'tomorrow' },
+      { scopes: ['read'], expires_at: '2099-01-01' },
+      { scopes: ['read'], expires_at: new Date(Date.now() + 30 * day).toISOString().replace('Z', '') },
     ]) {
       const r = await create(body);
       expect(r.status, JSON.stringify(body)).toBe(400);

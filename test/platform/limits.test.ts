@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientIp, trustedProxies } from '../../src/platform/http/client-ip.ts';
-import { secondsToUtcMidnight } from '../../src/platform/http/meter.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { addressKey, clientIp, trustedProxies } from '../../src/platform/http/client-ip.ts';
 import { startCli } from '../helpers/cli.ts';
 import { freshDatabase, onPostgres } from '../helpers/db.ts';
 import { call, signUp } from '../helpers/http.ts';
@@ -103,6 +103,20 @@ describe('per-caller limits and the daily quota', () => {
     expect((await bulk()).json.message).toMatch(/bulk operations/);
   });
 
+  it('counts signed-in /auth/v1 requests too', async () => {
+    const me = await signUp(svc, 'Counted Ltd');
+    for (let i = 0; i < 3; i++) await call(svc, 'GET', '/auth/v1/user', { token: me.access_token });
+    expect((await call(svc, 'GET', fn('organization-members'), { token: me.access_token })).status).toBe(200);
+    const key = await call(svc, 'POST', fn('agent-api-key-create'), {
+      token: me.access_token,
+      body: { name: 'k', scopes: ['read'] },
+    });
+    const agent = await call(svc, 'POST', fn('agent-auth'), { body: { api_key: key.json.api_key } });
+    const usage = await call(svc, 'GET', fn('agent-usage'), { token: agent.json.access_token });
+    // 3 × /auth/v1/user, organization-members, agent-api-key-create and this agent-usage call.
+    expect(usage.json.usage.api_calls_per_day.used).toBe(6);
+  });
+
   it('api_calls_per_day: past the plan’s quota, 429 quota_exceeded until midnight UTC', async () => {
     // This service's database is private to this file: make the free quota small.
     await svc.services.db.query("update plans set api_calls_per_day = 3 where slug = 'free'");
@@ -115,7 +129,10 @@ describe('per-caller limits and the daily quota', () => {
     const over = await call(svc, 'GET', fn('organization-members'), { token: me.access_token });
     expect(over.json.error).toBe('quota_exceeded');
     const wait = Number(over.headers.get('retry-after'));
-    expect(Math.abs(wait - secondsToUtcMidnight())).toBeLessThanOrEqual(5);
+    const now = new Date();
+    const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+    expect(Math.abs(wait - (midnight - now.getTime()) / 1000)).toBeLessThanOrEqual(5);
+    expect(over.json.details.resets_at).toBe(new Date(midnight).toISOString());
   });
 });
 
@@ -127,6 +144,10 @@ describe('TRUST_PROXY', () => {
     expect((await from('192.0.2.2')()).status).toBe(401);
   });
 
+  it('refuses to start with an entry that is not an address', () => {
+    expect(() => loadConfig({ TRUST_PROXY: '10.0.0.1,proxy.internal' })).toThrow(ConfigError);
+  });
+
   it('takes the rightmost untrusted address', () => {
     const proxies = trustedProxies(['10.0.0.0/8', '127.0.0.1']);
     expect(clientIp('127.0.0.1', '1.1.1.1, 2.2.2.2, 10.1.2.3', proxies)).toBe('2.2.2.2');
@@ -135,6 +156,10 @@ describe('TRUST_PROXY', () => {
     expect(clientIp('127.0.0.1', 'garbage', proxies)).toBe('127.0.0.1');
     expect(clientIp('127.0.0.1', '2.2.2.2', null)).toBe('127.0.0.1');
     expect(() => trustedProxies(['not-an-ip'])).toThrow(/TRUST_PROXY/);
+    // IPv6 callers are limited by their /64, the block one subscriber usually holds.
+    expect(addressKey('2001:db8:aaaa:bbbb:1:2:3:4')).toBe(addressKey('2001:db8:aaaa:bbbb::99'));
+    expect(addressKey('2001:db8:aaaa:bbbb::1')).not.toBe(addressKey('2001:db8:aaaa:cccc::1'));
+    expect(addressKey('192.0.2.1')).toBe('192.0.2.1');
   });
 });
 

@@ -61,7 +61,12 @@ describe('plan ceilings', () => {
     const t = await freeTenant('ceil-bulk');
     await fill(t, 'inventory_items', 28, 'name');
     const bulk = as(fresh.db, t.member.as, "insert into inventory_items (name) values ('a'), ('b'), ('c')");
-    expect((await refusal(bulk)).details).toMatchObject({ resource: 'inventory_items', limit: 30, used: 30 });
+    expect((await refusal(bulk)).details).toEqual({
+      resource: 'inventory_items',
+      limit: 30,
+      used: 28,
+      plan: 'free',
+    });
     expect(await countOf(t, 'inventory_items')).toBe(28);
   });
 
@@ -79,20 +84,35 @@ describe('plan ceilings', () => {
     expect(await sqlstate(as(fresh.db, t.owner.as, "insert into orders (notes) values ('26th')"))).toBe(
       'SV403',
     );
-    // Orders of an earlier month do not count against this one.
-    // (Backdated with triggers off: created_at is otherwise the database's and never changes.)
-    await fresh.db.transaction(async (tx) => {
-      await tx.query('set local session_replication_role = replica');
-      await tx.query("update orders set created_at = now() - interval '40 days' where organization_id = $1", [
-        t.orgId,
-      ]);
-    });
+    // Deleting an order does not give its slot back this month.
+    await as(fresh.db, t.owner.as, 'delete from orders where id = (select id from orders limit 1)');
+    expect(
+      await sqlstate(as(fresh.db, t.owner.as, "insert into orders (notes) values ('after delete')")),
+    ).toBe('SV403');
+    // A new month starts a new count (simulated: this month's count is renamed to a past month).
+    await fresh.db.query(
+      "update app.counters set name = 'orders:2000-01' where organization_id = $1 and name like 'orders:%'",
+      [t.orgId],
+    );
     await as(fresh.db, t.owner.as, "insert into orders (notes) values ('new month')");
     await seedAgent(fresh.db, t.orgId, ['read']);
     await expect(seedAgent(fresh.db, t.orgId, ['read'])).rejects.toMatchObject({ code: 'SV403' });
     // A revoked key frees its slot.
     await fresh.db.query('update agent_api_keys set is_active = false where organization_id = $1', [t.orgId]);
     await seedAgent(fresh.db, t.orgId, ['read']);
+  });
+
+  it('count only rows an upsert inserts: re-delivering an existing record at the limit succeeds', async () => {
+    const t = await freeTenant('ceil-upsert');
+    await fill(t, 'contacts', 49);
+    const upsert = `insert into contacts (source, external_id, first_name) values ('shopify', 'c-1', $1)
+      on conflict (organization_id, source, external_id) do update set first_name = excluded.first_name`;
+    await as(fresh.db, t.member.as, upsert, ['First']); // the 50th contact
+    await as(fresh.db, t.member.as, upsert, ['Again']); // an update, not a new contact
+    expect(await countOf(t, 'contacts')).toBe(50);
+    expect(
+      await sqlstate(as(fresh.db, t.member.as, "insert into contacts (first_name) values ('51st')")),
+    ).toBe('SV403');
   });
 
   it('are unlimited where the plan says null, and move with the plan', async () => {

@@ -39,3 +39,21 @@ export function clientIp(
   }
   return ip;
 }
+
+/**
+ * What per-address limits count by: an IPv4 address, or an IPv6 address's /64 network, since one
+ * subscriber usually holds a whole /64 and could otherwise rotate addresses to dodge a limit.
+ */
+export function addressKey(ip: string): string {
+  if (isIP(ip) !== 6) return ip;
+  const [head = '', tail = ''] = ip.split('::');
+  const left = head ? head.split(':') : [];
+  const right = ip.includes('::') && tail ? tail.split(':') : [];
+  const groups = ip.includes('::')
+    ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right]
+    : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => Number.parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
+}

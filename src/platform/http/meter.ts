@@ -3,6 +3,7 @@ import type { Services } from '../../services.ts';
 import type { Principal } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { rateLimited } from '../rate-limit.ts';
+import { bearerToken, principalFromClaims } from './authenticate.ts';
 import type { AppEnv } from './env.ts';
 
 /** The organization a token names (people: app_metadata; agents: top level). */
@@ -77,3 +78,23 @@ async function countApiCall(s: Services, organizationId: string): Promise<void> 
 /** Today's count of API calls for an organization (agent-usage). */
 export const apiCallsToday = (s: Services, organizationId: string) =>
   s.limits.apiCallsPerDay.used(`${organizationId}:${utcDay()}`);
+
+/**
+ * The same metering for routes that authenticate in their own way (/auth/v1/user, /logout): a
+ * valid bearer is metered; anything else passes on, and the route answers with its own errors.
+ */
+export function meterIfSignedIn(s: Services): MiddlewareHandler<AppEnv> {
+  const metered = meter(s);
+  return async (c, next) => {
+    let principal: Principal | undefined;
+    try {
+      const token = bearerToken(c);
+      if (token) principal = principalFromClaims(await s.tokens.verify(token));
+    } catch {
+      principal = undefined;
+    }
+    if (!principal) return next();
+    c.set('principal', principal);
+    return metered(c, next);
+  };
+}
