@@ -170,6 +170,12 @@ describe('shared counters', () => {
     expect((await exchange(b)).status).toBe(401);
   });
 
+  it('with Redis unreachable, the service keeps counting in memory instead of refusing everyone', async () => {
+    const svc = await start({ REDIS_URL: 'redis://127.0.0.1:9' });
+    expect(await untilLimited(() => exchange(svc), 12)).toEqual([...Array(10).fill(401), 429]);
+    expect(svc.logs()).toMatch(/redis unavailable; counting in memory/);
+  });
+
   const redisUrl = process.env.TEST_REDIS_URL;
   it.runIf(Boolean(redisUrl))('with Redis, two service processes hold one limit between them', async () => {
     const env = { REDIS_URL: redisUrl as string, REDIS_PREFIX: `test-${randomBytes(6).toString('hex')}` };
