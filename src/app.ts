@@ -6,6 +6,7 @@ import { AppError, errorBody, toAppError } from './platform/errors.ts';
 import { trustedProxies } from './platform/http/client-ip.ts';
 import { newRouter } from './platform/http/openapi.ts';
 import { requestContext } from './platform/http/request-context.ts';
+import { restRoutes } from './rest/routes.ts';
 import type { Services } from './services.ts';
 
 const CORS_ALLOW_HEADERS = [
@@ -74,6 +75,7 @@ export function buildApp(s: Services) {
   });
   app.route('/auth/v1', authRoutes(s));
   app.route('/functions/v1', functionRoutes(s));
+  app.route('/rest/v1', restRoutes(s));
   app.doc31('/openapi.json', {
     openapi: '3.1.0',
     info: {

@@ -13,6 +13,7 @@ import type { Database } from './platform/db/database.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { openDatabase } from './platform/db/open.ts';
 import { createLogger } from './platform/log.ts';
+import { loadSchemaCache } from './rest/schema-cache.ts';
 import { createLimits, type Services } from './services.ts';
 
 export type RunningService = {
@@ -83,6 +84,7 @@ export async function startService(
       passwords: await createPasswords(config.bcryptCost),
       limits: createLimits(config, { redis, prefix: config.redisPrefix }),
       plans: createPlanCache(db),
+      schema: await loadSchemaCache(db),
       log,
     };
     const app = buildApp(services);

@@ -7,6 +7,7 @@ import type { PlanCache } from './domain/plan-cache.ts';
 import type { Database } from './platform/db/database.ts';
 import type { Logger } from './platform/log.ts';
 import { createLimiter, type Limiter, type LimitStore } from './platform/rate-limit.ts';
+import type { SchemaCache } from './rest/schema-cache.ts';
 
 export type Limits = {
   loginPerIp: Limiter;
@@ -36,6 +37,8 @@ export type Services = {
   limits: Limits;
   /** Plan limits by organization, cached briefly (every authenticated request needs its daily quota). */
   plans: PlanCache;
+  /** Tables and views /rest/v1 serves, read from the catalog at start. */
+  schema: SchemaCache;
   log: Logger;
 };
 

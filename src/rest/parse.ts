@@ -1,0 +1,179 @@
+import { AppError } from '../platform/errors.ts';
+
+// The PostgREST query grammar, parsed into plain data. Names are checked against the schema
+// cache later (plan.ts); nothing here ever becomes SQL text.
+
+export const OPERATORS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'in', 'is'] as const;
+export type Operator = (typeof OPERATORS)[number];
+
+export type Condition = {
+  kind: 'cond';
+  column: string;
+  op: Operator;
+  negate: boolean;
+  value: string | string[];
+};
+export type Logic = { kind: 'logic'; op: 'and' | 'or'; negate: boolean; items: Filter[] };
+export type Filter = Condition | Logic;
+export type SelectItem = { column: string; alias?: string; cast?: string };
+export type OrderTerm = { column: string; descending: boolean; nulls?: 'first' | 'last' };
+export type ReadQuery = {
+  select: SelectItem[];
+  filters: Filter[];
+  order: OrderTerm[];
+  limit?: number;
+  offset?: number;
+};
+
+const RESERVED = new Set([
+  'select',
+  'order',
+  'limit',
+  'offset',
+  'or',
+  'and',
+  'not.or',
+  'not.and',
+  'columns',
+  'on_conflict',
+]);
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const CAST = /^[a-z_][a-z0-9_ ]*(\[\])?$/;
+
+/** PostgREST's code travels in `code` (postgrest-js reads it), ours in `error`. */
+export const parseError = (message: string, details: Record<string, unknown> = {}) =>
+  new AppError(400, 'validation_error', message, details, { code: 'PGRST100', hint: null });
+
+function name(raw: string, what: string): string {
+  const n = raw.trim();
+  if (!NAME.test(n)) throw parseError(`"${raw}" is not a valid ${what} name`);
+  return n;
+}
+
+/** Splits on `sep` outside parentheses and double quotes. */
+export function splitTop(text: string, sep = ','): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let quoted = false;
+  let current = '';
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string;
+    if (ch === '\\' && quoted && i + 1 < text.length) {
+      current += ch + text[++i];
+      continue;
+    }
+    if (ch === '"') quoted = !quoted;
+    else if (!quoted && ch === '(') depth++;
+    else if (!quoted && ch === ')') depth--;
+    if (depth < 0) throw parseError('Unbalanced parentheses');
+    if (ch === sep && depth === 0 && !quoted) {
+      parts.push(current);
+      current = '';
+    } else current += ch;
+  }
+  if (depth !== 0 || quoted) throw parseError('Unbalanced parentheses or quotes');
+  parts.push(current);
+  return parts;
+}
+
+const unquote = (v: string) =>
+  v.length >= 2 && v.startsWith('"') && v.endsWith('"') ? v.slice(1, -1).replace(/\\(.)/g, '$1') : v;
+
+export function parseSelect(raw: string | undefined): SelectItem[] {
+  if (raw === undefined || raw.trim() === '' || raw.trim() === '*') return [{ column: '*' }];
+  return splitTop(raw).map((part) => {
+    const item = part.trim();
+    if (item === '*') return { column: '*' };
+    if (item.includes('('))
+      throw parseError('Embedding related resources is not supported yet', { select: raw });
+    const [head, cast] = item.split('::');
+    const [alias, column] = (head ?? '').includes(':') ? (head as string).split(':') : [undefined, head];
+    if (cast !== undefined && !CAST.test(cast)) throw parseError(`"${cast}" is not a valid cast`);
+    return {
+      column: name(column ?? '', 'column'),
+      alias: alias === undefined ? undefined : name(alias, 'alias'),
+      cast,
+    };
+  });
+}
+
+/** `op.value` or `not.op.value`, as in `?age=gte.18` or inside `or=(…)`. */
+function parseCondition(column: string, expr: string): Condition {
+  let rest = expr;
+  let negate = false;
+  if (rest.startsWith('not.')) {
+    negate = true;
+    rest = rest.slice(4);
+  }
+  const dot = rest.indexOf('.');
+  const op = (dot < 0 ? rest : rest.slice(0, dot)) as Operator;
+  if (!OPERATORS.includes(op)) throw parseError(`Unknown operator "${op}" on "${column}"`);
+  const value = dot < 0 ? '' : rest.slice(dot + 1);
+  if (op === 'in') {
+    if (!value.startsWith('(') || !value.endsWith(')'))
+      throw parseError(`"in" needs a list: ${column}=in.(a,b)`);
+    const inner = value.slice(1, -1);
+    return {
+      kind: 'cond',
+      column: name(column, 'column'),
+      op,
+      negate,
+      value: inner === '' ? [] : splitTop(inner).map((v) => unquote(v.trim())),
+    };
+  }
+  if (op === 'is' && !['null', 'true', 'false', 'unknown'].includes(value.toLowerCase())) {
+    throw parseError(`"is" takes null, true, false or unknown, not "${value}"`);
+  }
+  return { kind: 'cond', column: name(column, 'column'), op, negate, value: unquote(value) };
+}
+
+/** The inside of `or=(…)` / `and=(…)`: conditions `col.op.val` and nested `and(…)`/`or(…)`. */
+function parseLogic(op: 'and' | 'or', negate: boolean, raw: string): Logic {
+  if (!raw.startsWith('(') || !raw.endsWith(')')) throw parseError(`${op} needs a parenthesised list`);
+  const items = splitTop(raw.slice(1, -1)).map((part): Filter => {
+    const p = part.trim();
+    const nested = /^(not\.)?(and|or)(\(.*\))$/s.exec(p);
+    if (nested) return parseLogic(nested[2] as 'and' | 'or', Boolean(nested[1]), nested[3] as string);
+    const dot = p.indexOf('.');
+    if (dot < 0) throw parseError(`"${p}" is not a condition`);
+    return parseCondition(p.slice(0, dot), p.slice(dot + 1));
+  });
+  return { kind: 'logic', op, negate, items };
+}
+
+export function parseOrder(raw: string | undefined): OrderTerm[] {
+  if (!raw) return [];
+  return splitTop(raw).map((term) => {
+    const [column = '', ...mods] = term.trim().split('.');
+    const t: OrderTerm = { column: name(column, 'column'), descending: false };
+    for (const m of mods) {
+      if (m === 'asc' || m === 'desc') t.descending = m === 'desc';
+      else if (m === 'nullsfirst' || m === 'nullslast') t.nulls = m === 'nullsfirst' ? 'first' : 'last';
+      else throw parseError(`Unknown ordering "${m}" in "${term}"`);
+    }
+    return t;
+  });
+}
+
+function nonNegative(raw: string | undefined, what: string): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(raw)) throw parseError(`${what} must be a non-negative integer`);
+  return Number(raw);
+}
+
+/** A read: `select`, filters, `order`, `limit`, `offset`, from the query string. */
+export function parseRead(params: URLSearchParams): ReadQuery {
+  const filters: Filter[] = [];
+  for (const [key, value] of params) {
+    if (key === 'or' || key === 'and' || key === 'not.or' || key === 'not.and') {
+      filters.push(parseLogic(key.endsWith('or') ? 'or' : 'and', key.startsWith('not.'), value));
+    } else if (!RESERVED.has(key)) filters.push(parseCondition(key, value));
+  }
+  return {
+    select: parseSelect(params.get('select') ?? undefined),
+    filters,
+    order: parseOrder(params.get('order') ?? undefined),
+    limit: nonNegative(params.get('limit') ?? undefined, 'limit'),
+    offset: nonNegative(params.get('offset') ?? undefined, 'offset'),
+  };
+}

@@ -1,0 +1,213 @@
+import { PostgrestClient } from '@supabase/postgrest-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVICE } from '../../src/platform/db/database.ts';
+import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+
+let svc: TestService;
+let owner: Session;
+let stranger: Session;
+const COMPANIES = ['Acme', 'Globex', 'Initech'];
+
+beforeAll(async () => {
+  svc = await startTestService();
+  owner = await signUp(svc, 'Readers Ltd');
+  stranger = await signUp(svc, 'Strangers Ltd');
+  await call(svc, 'POST', '/functions/v1/organization-plan', {
+    token: svc.serviceRoleKey,
+    body: { organization_id: orgOf(owner), plan: 'growth' },
+  });
+  // 120 contacts: c000…c119, companies in turn, every tenth without email.
+  await svc.services.db.asPrincipal(SERVICE, (tx) =>
+    tx.query(
+      `insert into contacts (organization_id, first_name, last_name, email, company, tags)
+       select $1, 'c' || lpad(g::text, 3, '0'), 'Last', case when g % 10 = 0 then null else 'c' || g || '@ex.test' end,
+              ($2::text[])[1 + g % 3], case when g % 2 = 0 then '{vip}'::text[] else '{}' end
+         from generate_series(0, 119) g`,
+      [orgOf(owner), COMPANIES],
+    ),
+  );
+  await svc.services.db.asPrincipal(SERVICE, (tx) =>
+    tx.query("insert into contacts (organization_id, first_name, company) values ($1, 'theirs', 'Acme')", [
+      orgOf(stranger),
+    ]),
+  );
+});
+afterAll(() => svc?.stop());
+
+const rest = (token?: string) =>
+  new PostgrestClient(`${svc.url}/rest/v1`, {
+    headers: { apikey: svc.anonKey, ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+  });
+
+// biome-ignore lint/suspicious/noExplicitAny: the query builder's type is deep; tests chain it freely
+type Q = any;
+
+describe('reads with @supabase/postgrest-js', () => {
+  it('selects columns with aliases and casts, filters, orders and limits', async () => {
+    const { data, error, status } = await rest(owner.access_token)
+      .from('contacts')
+      .select('name:first_name,company,created_at::date')
+      .eq('company', 'Globex')
+      .order('first_name', { ascending: false })
+      .limit(3);
+    expect(error).toBeNull();
+    expect(status).toBe(200);
+    expect(data).toEqual([
+      { name: 'c118', company: 'Globex', created_at: expect.stringMatching(/^\d{4}-\d\d-\d\d$/) },
+      { name: 'c115', company: 'Globex', created_at: expect.any(String) },
+      { name: 'c112', company: 'Globex', created_at: expect.any(String) },
+    ]);
+  });
+
+  it('supports every operator, negation and or=()', async () => {
+    const names = async (build: (q: Q) => unknown) => {
+      const { data, error } = (await build(
+        rest(owner.access_token).from('contacts').select('first_name'),
+      )) as {
+        data: { first_name: string }[] | null;
+        error: unknown;
+      };
+      expect(error).toBeNull();
+      return (data ?? []).map((r) => r.first_name).sort();
+    };
+    expect(await names((q: Q) => q.eq('first_name', 'c005'))).toEqual(['c005']);
+    expect((await names((q: Q) => q.neq('company', 'Acme').limit(100))).length).toBe(80);
+    expect(await names((q: Q) => q.gt('first_name', 'c117'))).toEqual(['c118', 'c119']);
+    expect(await names((q: Q) => q.gte('first_name', 'c118'))).toEqual(['c118', 'c119']);
+    expect(await names((q: Q) => q.lt('first_name', 'c002'))).toEqual(['c000', 'c001']);
+    expect(await names((q: Q) => q.lte('first_name', 'c001'))).toEqual(['c000', 'c001']);
+    expect(await names((q: Q) => q.like('first_name', 'c11*'))).toEqual([
+      'c110',
+      'c111',
+      'c112',
+      'c113',
+      'c114',
+      'c115',
+      'c116',
+      'c117',
+      'c118',
+      'c119',
+    ]);
+    expect(await names((q: Q) => q.ilike('first_name', 'C00*').lt('first_name', 'c003'))).toEqual([
+      'c000',
+      'c001',
+      'c002',
+    ]);
+    expect(await names((q: Q) => q.in('first_name', ['c001', 'c002', 'nobody']))).toEqual(['c001', 'c002']);
+    expect(await names((q: Q) => q.is('email', null).lt('first_name', 'c030'))).toEqual([
+      'c000',
+      'c010',
+      'c020',
+    ]);
+    expect(await names((q: Q) => q.not('email', 'is', null).lt('first_name', 'c003'))).toEqual([
+      'c001',
+      'c002',
+    ]);
+    expect(
+      await names((q: Q) => q.or('first_name.eq.c007,and(first_name.gt.c117,company.eq.Globex)')),
+    ).toEqual(['c007', 'c118']);
+  });
+
+  it('counts and pages: Content-Range, 206 for a partial page, 416 past the end', async () => {
+    const page = await rest(owner.access_token)
+      .from('contacts')
+      .select('first_name', { count: 'exact' })
+      .order('first_name')
+      .range(10, 19);
+    expect(page.status).toBe(206);
+    expect(page.count).toBe(120);
+    expect(page.data?.map((r) => r.first_name)).toEqual(Array.from({ length: 10 }, (_, i) => `c0${10 + i}`));
+    const past = await rest(owner.access_token)
+      .from('contacts')
+      .select('*', { count: 'exact' })
+      .range(500, 509);
+    expect(past.status).toBe(416);
+    expect(past.error?.code).toBe('PGRST103');
+  });
+
+  it('pages by Range header, 25 rows by default and never more than 100', async () => {
+    const headers = { apikey: svc.anonKey, authorization: `Bearer ${owner.access_token}` };
+    const byDefault = await fetch(`${svc.url}/rest/v1/contacts?select=id`, { headers });
+    expect(((await byDefault.json()) as unknown[]).length).toBe(25);
+    expect(byDefault.headers.get('content-range')).toBe('0-24/*');
+    const ranged = await fetch(`${svc.url}/rest/v1/contacts?select=id&order=first_name`, {
+      headers: { ...headers, range: '5-9', prefer: 'count=exact' },
+    });
+    expect(ranged.status).toBe(206);
+    expect(ranged.headers.get('content-range')).toBe('5-9/120');
+    const capped = await fetch(`${svc.url}/rest/v1/contacts?select=id&limit=500`, {
+      headers: { ...headers, prefer: 'count=exact' },
+    });
+    expect(((await capped.json()) as unknown[]).length).toBe(100);
+    expect(capped.headers.get('content-range')).toBe('0-99/120');
+    const head = await fetch(`${svc.url}/rest/v1/contacts?company=eq.Acme`, {
+      method: 'HEAD',
+      headers: { ...headers, prefer: 'count=exact' },
+    });
+    expect(head.status).toBe(206);
+    expect(head.headers.get('content-range')).toBe('0-24/40');
+  });
+
+  it('single(): exactly one row as an object, else 406 PGRST116', async () => {
+    const one = await rest(owner.access_token)
+      .from('contacts')
+      .select('first_name')
+      .eq('first_name', 'c042')
+      .single();
+    expect(one.data).toEqual({ first_name: 'c042' });
+    const none = await rest(owner.access_token)
+      .from('contacts')
+      .select('first_name')
+      .eq('first_name', 'nobody')
+      .single();
+    expect(none.status).toBe(406);
+    expect(none.error?.code).toBe('PGRST116');
+  });
+});
+
+describe('isolation and refusals', () => {
+  it('shows another tenant nothing, even by id', async () => {
+    const [theirs] = await svc.services.db.query<{ id: string }>(
+      "select id from contacts where first_name = 'theirs'",
+    );
+    const { data } = await rest(owner.access_token)
+      .from('contacts')
+      .select('*')
+      .eq('id', theirs?.id as string);
+    expect(data).toEqual([]);
+    const mine = await rest(stranger.access_token).from('contacts').select('first_name');
+    expect(mine.data).toEqual([{ first_name: 'theirs' }]);
+  });
+
+  it('answers anonymous callers 401 and unknown names with clear errors', async () => {
+    const anon = await rest().from('contacts').select('*');
+    expect(anon.status).toBe(401);
+    expect(anon.error?.code).toBe('42501');
+    const table = await rest(owner.access_token).from('no_such_table').select('*');
+    expect(table.status).toBe(404);
+    const col = await rest(owner.access_token).from('contacts').select('nope');
+    expect(col.status).toBe(400);
+    expect(col.error?.code).toBe('42703');
+    const hash = await rest(owner.access_token).from('agent_api_keys').select('key_hash');
+    expect(hash.status).toBe(400);
+    const users = await rest(owner.access_token).from('users').select('*');
+    expect(users.status).toBe(404);
+    const badOp = await fetch(`${svc.url}/rest/v1/contacts?first_name=regex.x`, {
+      headers: { apikey: svc.anonKey, authorization: `Bearer ${owner.access_token}` },
+    });
+    expect(badOp.status).toBe(400);
+    expect(((await badOp.json()) as { code: string }).code).toBe('PGRST100');
+    const badValue = await rest(owner.access_token).from('contacts').select('*').eq('id', 'not-a-uuid');
+    expect(badValue.status).toBe(400);
+    expect(badValue.error?.code).toBe('22P02');
+    expect(JSON.stringify(badValue.error)).not.toMatch(/select |from public/i);
+  });
+
+  it('requires the apikey header', async () => {
+    const r = await fetch(`${svc.url}/rest/v1/contacts`, {
+      headers: { authorization: `Bearer ${owner.access_token}` },
+    });
+    expect(r.status).toBe(401);
+  });
+});
