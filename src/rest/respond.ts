@@ -1,0 +1,51 @@
+import type { Context } from 'hono';
+import { AppError, toAppError } from '../platform/errors.ts';
+import type { Relation, SchemaCache } from './schema-cache.ts';
+
+export const SINGLE = 'application/vnd.pgrst.object+json';
+
+/** Prefer: header preferences, comma-joined as postgrest-js sends them. */
+export function preferences(header: string | undefined): Map<string, string> {
+  const prefs = new Map<string, string>();
+  for (const part of (header ?? '').split(',')) {
+    const [k, v] = part.trim().split('=');
+    if (k) prefs.set(k, v ?? '');
+  }
+  return prefs;
+}
+
+/**
+ * Errors as PostgREST clients expect them: our `{error, message, details}` plus `code` (the
+ * PGRST code or SQLSTATE) and `hint`. A permission error is 401 for anonymous callers.
+ */
+export function restError(err: unknown, anonymous: boolean): AppError {
+  const e = toAppError(err);
+  const sqlstate = (err as { code?: unknown }).code;
+  const code =
+    e.extra.code ?? (typeof sqlstate === 'string' && /^[0-9A-Z]{5}$/.test(sqlstate) ? sqlstate : e.code);
+  const status = code === '42501' && anonymous ? 401 : e.status;
+  return new AppError(status, e.code, e.message, e.details, { hint: null, ...e.extra, code }, e.headers);
+}
+
+/** The relation a path names, from the schema cache only. */
+export function relationOf(schema: SchemaCache, table: string): Relation {
+  const rel = schema.get(table);
+  if (!rel) {
+    throw new AppError(
+      404,
+      'not_found',
+      `No table or view "${table}" in the exposed schema`,
+      {},
+      { code: '42P01', hint: null },
+    );
+  }
+  return rel;
+}
+
+/** HEAD (and a write asked for no representation) answers with headers and no body. */
+export function send(c: Context, text: string | null, status: 200 | 201 | 206): Response;
+export function send(c: Context, text: null, status: 204): Response;
+export function send(c: Context, text: string | null, status: 200 | 201 | 204 | 206): Response {
+  if (status === 204 || text === null || c.req.method === 'HEAD') return c.body(null, status as 200);
+  return c.body(text, status);
+}
