@@ -21,8 +21,9 @@ export function preferences(header: string | undefined): Map<string, string> {
 export function restError(err: unknown, anonymous: boolean): AppError {
   const e = toAppError(err);
   const sqlstate = (err as { code?: unknown }).code;
-  const code =
-    e.extra.code ?? (typeof sqlstate === 'string' && /^[0-9A-Z]{5}$/.test(sqlstate) ? sqlstate : e.code);
+  // A SQLSTATE, except our own (SVnnn), which is better known by its name: plan_limit_exceeded.
+  const pgCode = typeof sqlstate === 'string' && /^[0-9A-Z]{5}$/.test(sqlstate) && !sqlstate.startsWith('SV');
+  const code = e.extra.code ?? (pgCode ? sqlstate : e.code);
   const status = code === '42501' && anonymous ? 401 : e.status;
   return new AppError(status, e.code, e.message, e.details, { hint: null, ...e.extra, code }, e.headers);
 }

@@ -5,14 +5,16 @@ import { newRouter } from '../platform/http/openapi.ts';
 import type { Services } from '../services.ts';
 import { read } from './read.ts';
 import { restError } from './respond.ts';
+import { insert, remove, update } from './write.ts';
 
-/** /rest/v1: a PostgREST-compatible interface over the schema cache. Reads for now. */
+/** /rest/v1: a PostgREST-compatible interface over the schema cache (no embedding yet). */
 export function restRoutes(s: Services) {
   const app = newRouter();
   app.use('*', requireApiKey(s.tokens), authenticate(s.tokens, { required: false }), meter(s));
-  app.on(['GET', 'HEAD'], '/:table', async (c) => {
+  const handlers = { GET: read, HEAD: read, POST: insert, PATCH: update, DELETE: remove } as const;
+  app.on(Object.keys(handlers), '/:table', async (c) => {
     try {
-      return await read(s, c, c.req.param('table'));
+      return await handlers[c.req.method as keyof typeof handlers](s, c, c.req.param('table'));
     } catch (err) {
       const e = restError(err, c.get('principal').kind === 'anon');
       for (const [k, v] of Object.entries(e.headers)) c.header(k, v);

@@ -15,7 +15,7 @@ const unknownColumn = (rel: Relation, column: string) =>
   );
 
 /** Collects bound values; every value in a request becomes $n, never text in the statement. */
-class Params {
+export class Params {
   readonly values: unknown[] = [];
   add(v: unknown): string {
     this.values.push(v);
@@ -63,7 +63,7 @@ export function where(rel: Relation, filters: Filter[], p: Params, joiner: 'and'
   return parts.length ? parts.join(` ${joiner} `) : 'true';
 }
 
-function selectList(rel: Relation, q: ReadQuery): string {
+export function selectList(rel: Relation, q: Pick<ReadQuery, 'select'>): string {
   return q.select
     .flatMap((item) => {
       if (item.column === '*') return [...rel.columns.keys()].map(ident);

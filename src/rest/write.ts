@@ -1,0 +1,205 @@
+import type { Context } from 'hono';
+import type { Principal } from '../platform/db/database.ts';
+import { AppError } from '../platform/errors.ts';
+import { meterBulk } from '../platform/http/meter.ts';
+import type { Services } from '../services.ts';
+import { type Filter, parseRead, parseSelect, splitTop } from './parse.ts';
+import { preferences, relationOf, SINGLE, send } from './respond.ts';
+import type { Relation } from './schema-cache.ts';
+import { ident, Params, selectList, where } from './sql.ts';
+
+type Row = Record<string, unknown>;
+
+const badBody = (message: string) =>
+  new AppError(
+    400,
+    'validation_error',
+    message,
+    { issues: [{ path: '', message }] },
+    { code: 'PGRST102', hint: null },
+  );
+
+/** Agent scopes gate writes before the database is asked: write to change, admin to delete. */
+function requireScope(principal: Principal, required: 'write' | 'admin') {
+  if (principal.kind !== 'agent') return;
+  const granted = Array.isArray(principal.claims.agent_scopes)
+    ? (principal.claims.agent_scopes as string[])
+    : [];
+  if (!granted.includes(required)) {
+    throw new AppError(403, 'insufficient_scope', `This needs the "${required}" scope`, {
+      required_scope: required,
+      granted_scopes: granted,
+    });
+  }
+}
+
+function columnsOf(rel: Relation, names: string[]): string[] {
+  for (const n of names) {
+    if (!rel.columns.has(n)) {
+      throw new AppError(
+        400,
+        'validation_error',
+        `Could not find the "${n}" column of "${rel.name}"`,
+        {},
+        {
+          code: 'PGRST204',
+          hint: null,
+        },
+      );
+    }
+  }
+  return names;
+}
+
+async function jsonBody(c: Context): Promise<unknown> {
+  try {
+    return await c.req.json();
+  } catch {
+    throw badBody('The body is not valid JSON');
+  }
+}
+
+/** The representation asked for by `Prefer: return=` and `select=`, as the statement's RETURNING. */
+function returning(rel: Relation, c: Context, params: URLSearchParams) {
+  const wanted = preferences(c.req.header('prefer')).get('return') === 'representation';
+  return {
+    wanted,
+    list: wanted ? selectList(rel, { select: parseSelect(params.get('select') ?? undefined) }) : '1',
+  };
+}
+
+async function respond(
+  s: Services,
+  c: Context,
+  sql: string,
+  values: unknown[],
+  wanted: boolean,
+  status: 201 | 200,
+) {
+  const [row] = await s.db.asPrincipal(c.get('principal'), (tx) =>
+    tx.query<{ body: string; affected: number }>(
+      `with w as (${sql}) select coalesce(json_agg(w), '[]')::text as body, count(*)::int as affected from w`,
+      values,
+    ),
+  );
+  const { body, affected } = row as { body: string; affected: number };
+  c.header('Content-Range', affected > 0 ? `0-${affected - 1}/*` : '*/*');
+  if (!wanted) return status === 201 ? send(c, null, 201) : send(c, null, 204);
+  if (c.req.header('accept')?.includes(SINGLE)) {
+    if (affected !== 1) {
+      throw new AppError(
+        406,
+        'not_acceptable',
+        `The result contains ${affected} rows; a single object needs exactly one`,
+        {},
+        {
+          code: 'PGRST116',
+          hint: null,
+        },
+      );
+    }
+    return send(c, body.slice(1, -1), status);
+  }
+  c.header('Content-Type', 'application/json; charset=utf-8');
+  return send(c, body, status);
+}
+
+/** POST: one row or an array, all or nothing; upsert with Prefer resolution and on_conflict. */
+export async function insert(s: Services, c: Context, table: string) {
+  requireScope(c.get('principal'), 'write');
+  const rel = relationOf(s.schema, table);
+  const params = new URL(c.req.url).searchParams;
+  const body = await jsonBody(c);
+  const rows = (Array.isArray(body) ? body : [body]) as Row[];
+  if (rows.length === 0 || rows.some((r) => typeof r !== 'object' || r === null || Array.isArray(r))) {
+    throw badBody('Send a JSON object or a non-empty array of objects');
+  }
+  const listed = params.get('columns');
+  const columns = columnsOf(
+    rel,
+    listed ? splitTop(listed).map((n) => n.trim().replace(/^"|"$/g, '')) : Object.keys(rows[0] as Row),
+  );
+  if (columns.length === 0) throw badBody('The row has no columns');
+  const p = new Params();
+  const data = p.add(JSON.stringify(rows));
+  const cols = columns.map(ident).join(', ');
+  const prefer = preferences(c.req.header('prefer'));
+  let conflict = '';
+  const resolution = prefer.get('resolution');
+  if (resolution === 'merge-duplicates' || resolution === 'ignore-duplicates') {
+    const target = columnsOf(
+      rel,
+      params
+        .get('on_conflict')
+        ?.split(',')
+        .map((n) => n.trim()) ?? rel.pk,
+    );
+    const updates = columns
+      .filter((n) => !target.includes(n))
+      .map((n) => `${ident(n)} = excluded.${ident(n)}`);
+    conflict =
+      resolution === 'ignore-duplicates' || updates.length === 0
+        ? ` on conflict (${target.map(ident).join(', ')}) do nothing`
+        : ` on conflict (${target.map(ident).join(', ')}) do update set ${updates.join(', ')}`;
+  }
+  const ret = returning(rel, c, params);
+  const sql = `insert into public.${ident(rel.name)} (${cols})
+    select ${cols} from json_populate_recordset(null::public.${ident(rel.name)}, ${data}::json)${conflict}
+    returning ${ret.list}`;
+  return respond(s, c, sql, p.values, ret.wanted, 201);
+}
+
+/** An update or delete must be filtered; one not addressed to a single id is a bulk operation. */
+async function filtersFor(s: Services, c: Context, params: URLSearchParams): Promise<Filter[]> {
+  const { filters } = parseRead(params);
+  if (filters.length === 0) {
+    throw new AppError(
+      400,
+      'validation_error',
+      'Add a filter: an update or delete without one would touch every row',
+      {},
+      {
+        code: 'PGRST106',
+        hint: 'Filter by id, e.g. ?id=eq.<uuid>',
+      },
+    );
+  }
+  const byOneId =
+    filters.length === 1 &&
+    filters[0]?.kind === 'cond' &&
+    filters[0].column === 'id' &&
+    filters[0].op === 'eq' &&
+    !filters[0].negate;
+  if (!byOneId) await meterBulk(s, c.get('principal'));
+  return filters;
+}
+
+export async function update(s: Services, c: Context, table: string) {
+  requireScope(c.get('principal'), 'write');
+  const rel = relationOf(s.schema, table);
+  const params = new URL(c.req.url).searchParams;
+  const filters = await filtersFor(s, c, params);
+  const body = await jsonBody(c);
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw badBody('Send the changes as one JSON object');
+  const columns = columnsOf(rel, Object.keys(body));
+  if (columns.length === 0) throw badBody('Nothing to change');
+  const p = new Params();
+  const data = p.add(JSON.stringify(body));
+  const ret = returning(rel, c, params);
+  const cols = columns.map(ident).join(', ');
+  const sql = `update public.${ident(rel.name)} set (${cols}) = (select ${cols} from json_populate_record(null::public.${ident(rel.name)}, ${data}::json))
+    where ${where(rel, filters, p)} returning ${ret.list}`;
+  return respond(s, c, sql, p.values, ret.wanted, 200);
+}
+
+export async function remove(s: Services, c: Context, table: string) {
+  requireScope(c.get('principal'), 'admin');
+  const rel = relationOf(s.schema, table);
+  const params = new URL(c.req.url).searchParams;
+  const filters = await filtersFor(s, c, params);
+  const p = new Params();
+  const ret = returning(rel, c, params);
+  const sql = `delete from public.${ident(rel.name)} where ${where(rel, filters, p)} returning ${ret.list}`;
+  return respond(s, c, sql, p.values, ret.wanted, 200);
+}
