@@ -190,7 +190,7 @@ describe('agent scopes and key revocation', () => {
     });
     const { data: keys } = await rest(org.access_token).from('agent_api_keys').select('id,name,is_active');
     expect(keys).toEqual([{ id: expect.any(String), name: 'to revoke', is_active: true }]);
-    const id = (keys?.[0] as { id: string }).id;
+    const id = String(keys?.[0]?.id);
     const revoked = await rest(org.access_token)
       .from('agent_api_keys')
       .update({ is_active: false })
