@@ -15,7 +15,13 @@ export type Condition = {
 };
 export type Logic = { kind: 'logic'; op: 'and' | 'or'; negate: boolean; items: Filter[] };
 export type Filter = Condition | Logic;
-export type SelectItem = { column: string; alias?: string; cast?: string };
+/** A column, or (with `embed`) a related table through a foreign key, named by `column`. */
+export type SelectItem = {
+  column: string;
+  alias?: string;
+  cast?: string;
+  embed?: { hint?: string; select: SelectItem[] };
+};
 export type OrderTerm = { column: string; descending: boolean; nulls?: 'first' | 'last' };
 export type ReadQuery = {
   select: SelectItem[];
@@ -84,8 +90,11 @@ export function parseSelect(raw: string | undefined): SelectItem[] {
   return splitTop(raw).map((part) => {
     const item = part.trim();
     if (item === '*') return { column: '*' };
-    if (item.includes('('))
-      throw parseError('Embedding related resources is not supported yet', { select: raw });
+    const embed = /^(?:([A-Za-z_]\w*):)?([A-Za-z_]\w*)(?:!([A-Za-z_]\w*))?\((.*)\)$/s.exec(item);
+    if (embed) {
+      const [, alias, relation, hint, inner] = embed;
+      return { column: relation as string, alias, embed: { hint, select: parseSelect(inner) } };
+    }
     const [head, cast] = item.split('::');
     const [alias, column] = (head ?? '').includes(':') ? (head as string).split(':') : [undefined, head];
     if (cast !== undefined && !CAST.test(cast)) throw parseError(`"${cast}" is not a valid cast`);

@@ -14,7 +14,7 @@ export async function read(s: Services, c: Context, table: string) {
   const page = pageOf(q, c.req.header('range'));
   const prefer = preferences(c.req.header('prefer'));
   const counted = ['exact', 'planned', 'estimated'].includes(prefer.get('count') ?? '');
-  const sql = readSql(rel, q, page, counted);
+  const sql = readSql(s.schema, rel, q, page, counted);
   const [row] = await s.db.asPrincipal(
     c.get('principal'),
     (tx) => tx.query<{ body: string; returned: number; total: number | null }>(sql.text, sql.values),

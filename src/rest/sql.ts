@@ -1,6 +1,6 @@
 import { AppError } from '../platform/errors.ts';
-import type { Condition, Filter, ReadQuery } from './parse.ts';
-import type { Relation } from './schema-cache.ts';
+import type { Condition, Filter, ReadQuery, SelectItem } from './parse.ts';
+import type { Relation, SchemaCache } from './schema-cache.ts';
 
 /** Identifiers come from the schema cache only; this quotes what the catalog already named. */
 export const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -63,10 +63,82 @@ export function where(rel: Relation, filters: Filter[], p: Params, joiner: 'and'
   return parts.length ? parts.join(` ${joiner} `) : 'true';
 }
 
-export function selectList(rel: Relation, q: Pick<ReadQuery, 'select'>): string {
-  return q.select
+type Link = { child: Relation; pairs: [parentColumn: string, childColumn: string][]; many: boolean };
+
+/**
+ * How `name` relates to `parent`: through a foreign key of the parent (many-to-one: an object) or
+ * of `name` (one-to-many: an array). `hint` (`name!fk_or_column`) picks one when several match.
+ */
+function link(schema: SchemaCache, parent: Relation, name: string, hint?: string): Link {
+  const child = schema.get(name);
+  if (!child)
+    throw new AppError(
+      400,
+      'validation_error',
+      `No relation "${name}" to embed`,
+      {},
+      { code: 'PGRST200', hint: null },
+    );
+  const matches = (fk: { name: string; columns: string[] }) =>
+    !hint || fk.name === hint || fk.columns.includes(hint);
+  const links: Link[] = [
+    ...parent.fks
+      .filter((fk) => fk.table === child.name && matches(fk))
+      .map((fk) => ({
+        child,
+        many: false,
+        pairs: fk.columns.map((c, i) => [c, fk.refColumns[i] as string] as [string, string]),
+      })),
+    ...child.fks
+      .filter((fk) => fk.table === parent.name && matches(fk))
+      .map((fk) => ({
+        child,
+        many: true,
+        pairs: fk.refColumns.map((c, i) => [c, fk.columns[i] as string] as [string, string]),
+      })),
+  ];
+  if (links.length === 0) {
+    throw new AppError(
+      400,
+      'validation_error',
+      `"${parent.name}" and "${name}" are not related by a foreign key`,
+      {},
+      {
+        code: 'PGRST200',
+        hint: null,
+      },
+    );
+  }
+  if (links.length > 1) {
+    throw new AppError(
+      300,
+      'ambiguous_embedding',
+      `More than one relationship joins "${parent.name}" and "${name}"`,
+      {},
+      {
+        code: 'PGRST201',
+        hint: `Name one: ${name}!<foreign key name>(…)`,
+      },
+    );
+  }
+  return links[0] as Link;
+}
+
+/** The select list at `depth`; embedded relations become correlated subqueries built by Postgres. */
+export function selectList(rel: Relation, select: SelectItem[], schema: SchemaCache, depth = 0): string {
+  return select
     .flatMap((item) => {
-      if (item.column === '*') return [...rel.columns.keys()].map(ident);
+      if (item.column === '*' && !item.embed) return [...rel.columns.keys()].map(ident);
+      if (item.embed) {
+        const l = link(schema, rel, item.column, item.embed.hint);
+        const inner = `t${depth + 1}`;
+        const on = l.pairs.map(([pc, cc]) => `${inner}.${ident(cc)} = t${depth}.${ident(pc)}`).join(' and ');
+        const body = `select ${selectList(l.child, item.embed.select, schema, depth + 1)} from public.${ident(l.child.name)} as ${inner} where ${on}`;
+        const expr = l.many
+          ? `coalesce((select json_agg(x) from (${body}) x), '[]'::json)`
+          : `(select row_to_json(x) from (${body}) x)`;
+        return [`${expr} as ${ident(item.alias ?? item.column)}`];
+      }
       const col = column(rel, item.column);
       const expr = item.cast ? `${ident(col.name)}::${item.cast}` : ident(col.name);
       return [`${expr} as ${ident(item.alias ?? col.name)}`];
@@ -81,6 +153,7 @@ export type ReadSql = { text: string; values: unknown[] };
  * rows in it and, when asked, the total matching the filters.
  */
 export function readSql(
+  schema: SchemaCache,
   rel: Relation,
   q: ReadQuery,
   page: { limit: number; offset: number },
@@ -98,7 +171,7 @@ export function readSql(
   const limit = p.add(page.limit);
   const offset = p.add(page.offset);
   const total = count ? `(select count(*) from ${table} where ${filter})` : 'null::bigint';
-  const text = `with page as (select ${selectList(rel, q)} from ${table} where ${filter}${order ? ` order by ${order}` : ''} limit ${limit} offset ${offset})
+  const text = `with page as (select ${selectList(rel, q.select, schema)} from ${table} as t0 where ${filter}${order ? ` order by ${order}` : ''} limit ${limit} offset ${offset})
     select coalesce(json_agg(page), '[]')::text as body, count(page.*)::int as returned, ${total} as total from page`;
   return { text, values: p.values };
 }

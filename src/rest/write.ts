@@ -5,7 +5,7 @@ import { meterBulk } from '../platform/http/meter.ts';
 import type { Services } from '../services.ts';
 import { type Filter, parseRead, parseSelect, splitTop } from './parse.ts';
 import { preferences, relationOf, SINGLE, send } from './respond.ts';
-import type { Relation } from './schema-cache.ts';
+import type { Relation, SchemaCache } from './schema-cache.ts';
 import { ident, Params, selectList, where } from './sql.ts';
 
 type Row = Record<string, unknown>;
@@ -60,11 +60,11 @@ async function jsonBody(c: Context): Promise<unknown> {
 }
 
 /** The representation asked for by `Prefer: return=` and `select=`, as the statement's RETURNING. */
-function returning(rel: Relation, c: Context, params: URLSearchParams) {
+function returning(schema: SchemaCache, rel: Relation, c: Context, params: URLSearchParams) {
   const wanted = preferences(c.req.header('prefer')).get('return') === 'representation';
   return {
     wanted,
-    list: wanted ? selectList(rel, { select: parseSelect(params.get('select') ?? undefined) }) : '1',
+    list: wanted ? selectList(rel, parseSelect(params.get('select') ?? undefined), schema) : '1',
   };
 }
 
@@ -142,8 +142,8 @@ export async function insert(s: Services, c: Context, table: string) {
         ? ` on conflict (${target.map(ident).join(', ')}) do nothing`
         : ` on conflict (${target.map(ident).join(', ')}) do update set ${updates.join(', ')}`;
   }
-  const ret = returning(rel, c, params);
-  const sql = `insert into public.${ident(rel.name)} (${cols})
+  const ret = returning(s.schema, rel, c, params);
+  const sql = `insert into public.${ident(rel.name)} as t0 (${cols})
     select ${cols} from json_populate_recordset(null::public.${ident(rel.name)}, ${data}::json)${conflict}
     returning ${ret.list}`;
   return respond(s, c, sql, p.values, ret.wanted, 201);
@@ -186,9 +186,9 @@ export async function update(s: Services, c: Context, table: string) {
   if (columns.length === 0) throw badBody('Nothing to change');
   const p = new Params();
   const data = p.add(JSON.stringify(body));
-  const ret = returning(rel, c, params);
+  const ret = returning(s.schema, rel, c, params);
   const cols = columns.map(ident).join(', ');
-  const sql = `update public.${ident(rel.name)} set (${cols}) = (select ${cols} from json_populate_record(null::public.${ident(rel.name)}, ${data}::json))
+  const sql = `update public.${ident(rel.name)} as t0 set (${cols}) = (select ${cols} from json_populate_record(null::public.${ident(rel.name)}, ${data}::json))
     where ${where(rel, filters, p)} returning ${ret.list}`;
   return respond(s, c, sql, p.values, ret.wanted, 200);
 }
@@ -199,7 +199,7 @@ export async function remove(s: Services, c: Context, table: string) {
   const params = new URL(c.req.url).searchParams;
   const filters = await filtersFor(s, c, params);
   const p = new Params();
-  const ret = returning(rel, c, params);
-  const sql = `delete from public.${ident(rel.name)} where ${where(rel, filters, p)} returning ${ret.list}`;
+  const ret = returning(s.schema, rel, c, params);
+  const sql = `delete from public.${ident(rel.name)} as t0 where ${where(rel, filters, p)} returning ${ret.list}`;
   return respond(s, c, sql, p.values, ret.wanted, 200);
 }

@@ -211,3 +211,51 @@ describe('isolation and refusals', () => {
     expect(r.status).toBe(401);
   });
 });
+
+describe('embedding related resources', () => {
+  it('embeds many-to-one as an object and one-to-many as an array, through composite keys', async () => {
+    const db = rest(owner.access_token);
+    const { data: contact } = await db.from('contacts').select('id').eq('first_name', 'c001').single();
+    const { data: order } = await db
+      .from('orders')
+      .insert({ contact_id: (contact as { id: string }).id, notes: 'embed me' })
+      .select('id')
+      .single();
+    const orderId = (order as { id: string }).id;
+    await db.from('order_items').insert([
+      { order_id: orderId, name: 'Widget', quantity: 2, unit_price: 3.5 },
+      { order_id: orderId, name: 'Gadget', quantity: 1, unit_price: 10 },
+    ]);
+    const { data, error } = await db
+      .from('orders')
+      .select('order_number,total,order_items(name,quantity),customer:contacts(first_name,email)')
+      .eq('id', orderId)
+      .single();
+    expect(error).toBeNull();
+    expect(data).toEqual({
+      order_number: expect.stringMatching(/^ORD-\d{6}$/),
+      total: 17,
+      order_items: expect.arrayContaining([
+        { name: 'Widget', quantity: 2 },
+        { name: 'Gadget', quantity: 1 },
+      ]),
+      customer: { first_name: 'c001', email: 'c1@ex.test' },
+    });
+    // Nested: items with their order's contact.
+    const nested = await db
+      .from('order_items')
+      .select('name,orders(notes,contacts(first_name))')
+      .eq('order_id', orderId)
+      .order('name');
+    expect(nested.data?.[0]).toEqual({
+      name: 'Gadget',
+      orders: { notes: 'embed me', contacts: { first_name: 'c001' } },
+    });
+  });
+
+  it('refuses a relation that is not related, with a clear error', async () => {
+    const r = await rest(owner.access_token).from('contacts').select('first_name,plans(name)');
+    expect(r.status).toBe(400);
+    expect(r.error?.code).toBe('PGRST200');
+  });
+});
