@@ -20,7 +20,7 @@ export type SchemaCache = Map<string, Relation>;
 export async function loadSchemaCache(db: Database): Promise<SchemaCache> {
   const relations = await db.query<{ name: string; kind: string; pk: string[] | null }>(
     `select c.relname as name, case c.relkind when 'v' then 'view' else 'table' end as kind,
-            (select array_agg(a.attname order by k.ord)
+            (select array_agg(a.attname::text order by k.ord)
                from pg_index i cross join lateral unnest(i.indkey) with ordinality k(attnum, ord)
                join pg_attribute a on a.attrelid = c.oid and a.attnum = k.attnum
               where i.indrelid = c.oid and i.indisprimary) as pk
@@ -29,7 +29,7 @@ export async function loadSchemaCache(db: Database): Promise<SchemaCache> {
         and has_any_column_privilege('authenticated', c.oid, 'select')`,
   );
   const columns = await db.query<{ rel: string; name: string; type: string; nullable: boolean }>(
-    `select c.relname as rel, a.attname as name, format_type(a.atttypid, a.atttypmod) as type, not a.attnotnull as nullable
+    `select c.relname::text as rel, a.attname::text as name, format_type(a.atttypid, a.atttypmod) as type, not a.attnotnull as nullable
        from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace
       where n.nspname = 'public' and a.attnum > 0 and not a.attisdropped
         and has_column_privilege('authenticated', c.oid, a.attnum, 'select')
@@ -37,9 +37,9 @@ export async function loadSchemaCache(db: Database): Promise<SchemaCache> {
   );
   const fks = await db.query<{ name: string; rel: string; cols: string[]; ref: string; refcols: string[] }>(
     `select con.conname as name, c.relname as rel, r.relname as ref,
-            array(select a.attname from unnest(con.conkey) with ordinality k(n, o)
+            array(select a.attname::text from unnest(con.conkey) with ordinality k(n, o)
                     join pg_attribute a on a.attrelid = con.conrelid and a.attnum = k.n order by k.o) as cols,
-            array(select a.attname from unnest(con.confkey) with ordinality k(n, o)
+            array(select a.attname::text from unnest(con.confkey) with ordinality k(n, o)
                     join pg_attribute a on a.attrelid = con.confrelid and a.attnum = k.n order by k.o) as refcols
        from pg_constraint con join pg_class c on c.oid = con.conrelid join pg_class r on r.oid = con.confrelid
        join pg_namespace n on n.oid = c.relnamespace
