@@ -86,6 +86,7 @@ export function fromPgError(e: PgError): AppError {
     case '22007':
     case '22008':
     case '22023':
+    case 'P0001':
       return new AppError(400, 'validation_error', 'A value is missing, malformed or out of range', {
         issues: [],
         constraint: e.constraint,
