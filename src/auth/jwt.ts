@@ -9,6 +9,8 @@ export class TokenError extends Error {
   }
 }
 
+const VERIFIED_CACHE_SIZE = 10_000;
+
 export type Tokens = {
   sign(claims: Claims, expiresInSeconds: number): Promise<string>;
   /** Verifies signature (ES256, our kid), expiry and shape; throws TokenError. */
@@ -18,6 +20,7 @@ export type Tokens = {
 
 export function createTokens(keys: SigningKeys, issuer: string): Tokens {
   const jwks = createLocalJWKSet({ keys: [keys.publicJwk] });
+  const verified = new Map<string, Claims>(); // oldest first: evicted in insertion order
   return {
     async sign(claims, expiresInSeconds) {
       const iat = Math.floor(Date.now() / 1000);
@@ -29,9 +32,18 @@ export function createTokens(keys: SigningKeys, issuer: string): Tokens {
         .sign(keys.privateKey);
     },
     async verify(token) {
+      // A signature checked once stays checked: the same token (the anon key, an agent's JWT)
+      // arrives on every request, and an ES256 verification costs more than the query it guards.
+      const known = verified.get(token);
+      if (known) {
+        if (typeof known.exp === 'number' && known.exp <= Date.now() / 1000) throw new TokenError('expired');
+        return known;
+      }
       try {
         const { payload } = await jwtVerify(token, jwks, { algorithms: ['ES256'] });
         if (typeof payload.role !== 'string') throw new TokenError('invalid');
+        if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
+        verified.set(token, payload as Claims);
         return payload as Claims;
       } catch (err) {
         if (err instanceof errors.JWTExpired) throw new TokenError('expired');
