@@ -44,11 +44,19 @@ const RESERVED = new Set([
   'on_conflict',
 ]);
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** A column, optionally followed by a JSON path: `address->city`, `address->>zip`, `items->0`. */
+const COLUMN_REF = /^[A-Za-z_][A-Za-z0-9_]*((->>?)([A-Za-z_][A-Za-z0-9_]*|\d+))*$/;
 const CAST = /^[a-z_][a-z0-9_ ]*(\[\])?$/;
 
 /** PostgREST's code travels in `code` (postgrest-js reads it), ours in `error`. */
 export const parseError = (message: string, details: Record<string, unknown> = {}) =>
   new AppError(400, 'validation_error', message, details, { code: 'PGRST100', hint: null });
+
+function columnRef(raw: string): string {
+  const n = raw.trim();
+  if (!COLUMN_REF.test(n)) throw parseError(`"${raw}" is not a valid column name or JSON path`);
+  return n;
+}
 
 function name(raw: string, what: string): string {
   const n = raw.trim();
@@ -99,7 +107,7 @@ export function parseSelect(raw: string | undefined): SelectItem[] {
     const [alias, column] = (head ?? '').includes(':') ? (head as string).split(':') : [undefined, head];
     if (cast !== undefined && !CAST.test(cast)) throw parseError(`"${cast}" is not a valid cast`);
     return {
-      column: name(column ?? '', 'column'),
+      column: columnRef(column ?? ''),
       alias: alias === undefined ? undefined : name(alias, 'alias'),
       cast,
     };
@@ -124,7 +132,7 @@ function parseCondition(column: string, expr: string): Condition {
     const inner = value.slice(1, -1);
     return {
       kind: 'cond',
-      column: name(column, 'column'),
+      column: columnRef(column),
       op,
       negate,
       value: inner === '' ? [] : splitTop(inner).map((v) => unquote(v.trim())),
@@ -133,7 +141,7 @@ function parseCondition(column: string, expr: string): Condition {
   if (op === 'is' && !['null', 'true', 'false', 'unknown'].includes(value.toLowerCase())) {
     throw parseError(`"is" takes null, true, false or unknown, not "${value}"`);
   }
-  return { kind: 'cond', column: name(column, 'column'), op, negate, value: unquote(value) };
+  return { kind: 'cond', column: columnRef(column), op, negate, value: unquote(value) };
 }
 
 /** The inside of `or=(…)` / `and=(…)`: conditions `col.op.val` and nested `and(…)`/`or(…)`. */

@@ -33,9 +33,30 @@ const LIKE = (v: string) => v.replaceAll('*', '%');
 const COMPARE = { eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 const IS = { null: 'null', true: 'true', false: 'false', unknown: 'unknown' } as const;
 
+/**
+ * A column or a JSON path into one, as SQL: keys are bound parameters. The type is the column's,
+ * `text` after `->>` and `jsonb` after `->`. The default output name is the last key.
+ */
+export function columnExpr(rel: Relation, ref: string, p: Params) {
+  const [head = '', ...rest] = ref.split(/(->>?)/);
+  const col = column(rel, head);
+  let sql = ident(col.name);
+  let type = col.type;
+  let label = col.name;
+  for (let i = 0; i < rest.length; i += 2) {
+    const arrow = rest[i] as '->' | '->>';
+    const key = rest[i + 1] as string;
+    sql = `${sql}${arrow}${p.add(/^\d+$/.test(key) ? Number(key) : key)}::${/^\d+$/.test(key) ? 'int' : 'text'}`;
+    type = arrow === '->>' ? 'text' : 'jsonb';
+    label = key;
+  }
+  return { sql: rest.length ? `(${sql})` : sql, type, label };
+}
+
 function condition(rel: Relation, c: Condition, p: Params): string {
-  const col = column(rel, c.column);
-  const lhs = ident(col.name);
+  const expr = columnExpr(rel, c.column, p);
+  const col = { type: expr.type };
+  const lhs = expr.sql;
   let sql: string;
   switch (c.op) {
     case 'like':
@@ -125,7 +146,13 @@ function link(schema: SchemaCache, parent: Relation, name: string, hint?: string
 }
 
 /** The select list at `depth`; embedded relations become correlated subqueries built by Postgres. */
-export function selectList(rel: Relation, select: SelectItem[], schema: SchemaCache, depth = 0): string {
+export function selectList(
+  rel: Relation,
+  select: SelectItem[],
+  schema: SchemaCache,
+  p: Params,
+  depth = 0,
+): string {
   return select
     .flatMap((item) => {
       if (item.column === '*' && !item.embed) return [...rel.columns.keys()].map(ident);
@@ -133,15 +160,15 @@ export function selectList(rel: Relation, select: SelectItem[], schema: SchemaCa
         const l = link(schema, rel, item.column, item.embed.hint);
         const inner = `t${depth + 1}`;
         const on = l.pairs.map(([pc, cc]) => `${inner}.${ident(cc)} = t${depth}.${ident(pc)}`).join(' and ');
-        const body = `select ${selectList(l.child, item.embed.select, schema, depth + 1)} from public.${ident(l.child.name)} as ${inner} where ${on}`;
+        const body = `select ${selectList(l.child, item.embed.select, schema, p, depth + 1)} from public.${ident(l.child.name)} as ${inner} where ${on}`;
         const expr = l.many
           ? `coalesce((select json_agg(x) from (${body}) x), '[]'::json)`
           : `(select row_to_json(x) from (${body}) x)`;
         return [`${expr} as ${ident(item.alias ?? item.column)}`];
       }
-      const col = column(rel, item.column);
-      const expr = item.cast ? `${ident(col.name)}::${item.cast}` : ident(col.name);
-      return [`${expr} as ${ident(item.alias ?? col.name)}`];
+      const ref = columnExpr(rel, item.column, p);
+      const expr = item.cast ? `${ref.sql}::${item.cast}` : ref.sql;
+      return [`${expr} as ${ident(item.alias ?? ref.label)}`];
     })
     .join(', ');
 }
@@ -171,7 +198,7 @@ export function readSql(
   const limit = p.add(page.limit);
   const offset = p.add(page.offset);
   const total = count ? `(select count(*) from ${table} where ${filter})` : 'null::bigint';
-  const text = `with page as (select ${selectList(rel, q.select, schema)} from ${table} as t0 where ${filter}${order ? ` order by ${order}` : ''} limit ${limit} offset ${offset})
+  const text = `with page as (select ${selectList(rel, q.select, schema, p)} from ${table} as t0 where ${filter}${order ? ` order by ${order}` : ''} limit ${limit} offset ${offset})
     select coalesce(json_agg(page), '[]')::text as body, count(page.*)::int as returned, ${total} as total from page`;
   return { text, values: p.values };
 }

@@ -60,11 +60,11 @@ async function jsonBody(c: Context): Promise<unknown> {
 }
 
 /** The representation asked for by `Prefer: return=` and `select=`, as the statement's RETURNING. */
-function returning(schema: SchemaCache, rel: Relation, c: Context, params: URLSearchParams) {
+function returning(schema: SchemaCache, rel: Relation, c: Context, params: URLSearchParams, p: Params) {
   const wanted = preferences(c.req.header('prefer')).get('return') === 'representation';
   return {
     wanted,
-    list: wanted ? selectList(rel, parseSelect(params.get('select') ?? undefined), schema) : '1',
+    list: wanted ? selectList(rel, parseSelect(params.get('select') ?? undefined), schema, p) : '1',
   };
 }
 
@@ -142,7 +142,7 @@ export async function insert(s: Services, c: Context, table: string) {
         ? ` on conflict (${target.map(ident).join(', ')}) do nothing`
         : ` on conflict (${target.map(ident).join(', ')}) do update set ${updates.join(', ')}`;
   }
-  const ret = returning(s.schema, rel, c, params);
+  const ret = returning(s.schema, rel, c, params, p);
   const sql = `insert into public.${ident(rel.name)} as t0 (${cols})
     select ${cols} from json_populate_recordset(null::public.${ident(rel.name)}, ${data}::json)${conflict}
     returning ${ret.list}`;
@@ -186,7 +186,7 @@ export async function update(s: Services, c: Context, table: string) {
   if (columns.length === 0) throw badBody('Nothing to change');
   const p = new Params();
   const data = p.add(JSON.stringify(body));
-  const ret = returning(s.schema, rel, c, params);
+  const ret = returning(s.schema, rel, c, params, p);
   const cols = columns.map(ident).join(', ');
   const sql = `update public.${ident(rel.name)} as t0 set (${cols}) = (select ${cols} from json_populate_record(null::public.${ident(rel.name)}, ${data}::json))
     where ${where(rel, filters, p)} returning ${ret.list}`;
@@ -199,7 +199,7 @@ export async function remove(s: Services, c: Context, table: string) {
   const params = new URL(c.req.url).searchParams;
   const filters = await filtersFor(s, c, params);
   const p = new Params();
-  const ret = returning(s.schema, rel, c, params);
+  const ret = returning(s.schema, rel, c, params, p);
   const sql = `delete from public.${ident(rel.name)} as t0 where ${where(rel, filters, p)} returning ${ret.list}`;
   return respond(s, c, sql, p.values, ret.wanted, 200);
 }

@@ -259,3 +259,27 @@ describe('embedding related resources', () => {
     expect(r.error?.code).toBe('PGRST200');
   });
 });
+
+describe('JSON paths', () => {
+  it('selects into and filters on JSON columns', async () => {
+    const db = rest(owner.access_token);
+    await db.from('contacts').insert([
+      { first_name: 'json1', address: { city: 'Paris', zip: '75001', lines: ['1 Rue'] } },
+      { first_name: 'json2', address: { city: 'Lyon', zip: '69001' } },
+    ]);
+    const { data, error } = await db
+      .from('contacts')
+      .select('first_name,address->>city,postcode:address->>zip,first_line:address->lines->>0')
+      .like('first_name', 'json*')
+      .order('first_name');
+    expect(error).toBeNull();
+    expect(data).toEqual([
+      { first_name: 'json1', city: 'Paris', postcode: '75001', first_line: '1 Rue' },
+      { first_name: 'json2', city: 'Lyon', postcode: '69001', first_line: null },
+    ]);
+    const lyon = await db.from('contacts').select('first_name').eq('address->>city', 'Lyon');
+    expect(lyon.data).toEqual([{ first_name: 'json2' }]);
+    const bad = await db.from('contacts').select('address->>city;drop');
+    expect(bad.status).toBe(400);
+  });
+});
