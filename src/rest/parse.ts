@@ -23,12 +23,15 @@ export type SelectItem = {
   embed?: { hint?: string; select: SelectItem[] };
 };
 export type OrderTerm = { column: string; descending: boolean; nulls?: 'first' | 'last' };
+/** Filters, order and limit of an embedded resource, keyed by its path (`order_items`, `orders.contacts`). */
+export type EmbeddedQuery = { filters: Filter[]; order: OrderTerm[]; limit?: number };
 export type ReadQuery = {
   select: SelectItem[];
   filters: Filter[];
   order: OrderTerm[];
   limit?: number;
   offset?: number;
+  embedded: Map<string, EmbeddedQuery>;
 };
 
 const RESERVED = new Set([
@@ -181,10 +184,23 @@ function nonNegative(raw: string | undefined, what: string): number | undefined 
 /** A read: `select`, filters, `order`, `limit`, `offset`, from the query string. */
 export function parseRead(params: URLSearchParams): ReadQuery {
   const filters: Filter[] = [];
+  const embedded = new Map<string, EmbeddedQuery>();
+  const at = (path: string) => {
+    const e = embedded.get(path) ?? { filters: [], order: [] };
+    embedded.set(path, e);
+    return e;
+  };
   for (const [key, value] of params) {
-    if (key === 'or' || key === 'and' || key === 'not.or' || key === 'not.and') {
-      filters.push(parseLogic(key.endsWith('or') ? 'or' : 'and', key.startsWith('not.'), value));
-    } else if (!RESERVED.has(key)) filters.push(parseCondition(key, value));
+    // `order_items.quantity=gt.1`, `order_items.order=…`, `order_items.limit=2`: an embedded resource's.
+    const dotted = /^((?:[A-Za-z_]\w*\.)+)(not\.or|not\.and|or|and|order|limit|[^.]+)$/.exec(key);
+    const path = dotted && !key.startsWith('not.') ? (dotted[1] as string).slice(0, -1) : null;
+    const last = path ? (dotted?.[2] as string) : key;
+    const target = path ? at(path).filters : filters;
+    if (path && last === 'order') at(path).order = parseOrder(value);
+    else if (path && last === 'limit') at(path).limit = nonNegative(value, 'limit');
+    else if (last === 'or' || last === 'and' || last === 'not.or' || last === 'not.and') {
+      target.push(parseLogic(last.endsWith('or') ? 'or' : 'and', last.startsWith('not.'), value));
+    } else if (path || !RESERVED.has(key)) target.push(parseCondition(last, value));
   }
   return {
     select: parseSelect(params.get('select') ?? undefined),
@@ -192,5 +208,6 @@ export function parseRead(params: URLSearchParams): ReadQuery {
     order: parseOrder(params.get('order') ?? undefined),
     limit: nonNegative(params.get('limit') ?? undefined, 'limit'),
     offset: nonNegative(params.get('offset') ?? undefined, 'offset'),
+    embedded,
   };
 }

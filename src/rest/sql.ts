@@ -1,5 +1,5 @@
 import { AppError } from '../platform/errors.ts';
-import type { Condition, Filter, ReadQuery, SelectItem } from './parse.ts';
+import type { Condition, EmbeddedQuery, Filter, OrderTerm, ReadQuery, SelectItem } from './parse.ts';
 import type { Relation, SchemaCache } from './schema-cache.ts';
 
 /** Identifiers come from the schema cache only; this quotes what the catalog already named. */
@@ -145,26 +145,48 @@ function link(schema: SchemaCache, parent: Relation, name: string, hint?: string
   return links[0] as Link;
 }
 
-/** The select list at `depth`; embedded relations become correlated subqueries built by Postgres. */
+type SelectContext = { schema: SchemaCache; p: Params; embedded?: Map<string, EmbeddedQuery> };
+
+const orderBy = (rel: Relation, order: OrderTerm[]) =>
+  order
+    .map(
+      (o) =>
+        `${ident(column(rel, o.column).name)} ${o.descending ? 'desc' : 'asc'}${o.nulls ? ` nulls ${o.nulls}` : ''}`,
+    )
+    .join(', ');
+
+/**
+ * The select list of `rel` (aliased t<depth>); embedded relations become correlated subqueries
+ * built by Postgres, narrowed by their own filters, order and limit (`path.column=…`).
+ */
 export function selectList(
   rel: Relation,
   select: SelectItem[],
-  schema: SchemaCache,
-  p: Params,
+  ctx: SelectContext,
   depth = 0,
+  prefix = '',
 ): string {
+  const { p } = ctx;
   return select
     .flatMap((item) => {
       if (item.column === '*' && !item.embed) return [...rel.columns.keys()].map(ident);
       if (item.embed) {
-        const l = link(schema, rel, item.column, item.embed.hint);
+        const l = link(ctx.schema, rel, item.column, item.embed.hint);
+        const label = item.alias ?? item.column;
+        const path = prefix ? `${prefix}.${label}` : label;
+        const own = ctx.embedded?.get(path);
         const inner = `t${depth + 1}`;
-        const on = l.pairs.map(([pc, cc]) => `${inner}.${ident(cc)} = t${depth}.${ident(pc)}`).join(' and ');
-        const body = `select ${selectList(l.child, item.embed.select, schema, p, depth + 1)} from public.${ident(l.child.name)} as ${inner} where ${on}`;
+        const on = [
+          ...l.pairs.map(([pc, cc]) => `${inner}.${ident(cc)} = t${depth}.${ident(pc)}`),
+          ...(own?.filters.length ? [`(${where(l.child, own.filters, p)})`] : []),
+        ].join(' and ');
+        const order = own?.order.length ? ` order by ${orderBy(l.child, own.order)}` : '';
+        const limit = own?.limit !== undefined ? ` limit ${p.add(own.limit)}` : '';
+        const body = `select ${selectList(l.child, item.embed.select, ctx, depth + 1, path)} from public.${ident(l.child.name)} as ${inner} where ${on}${order}${limit}`;
         const expr = l.many
           ? `coalesce((select json_agg(x) from (${body}) x), '[]'::json)`
           : `(select row_to_json(x) from (${body}) x)`;
-        return [`${expr} as ${ident(item.alias ?? item.column)}`];
+        return [`${expr} as ${ident(label)}`];
       }
       const ref = columnExpr(rel, item.column, p);
       const expr = item.cast ? `${ref.sql}::${item.cast}` : ref.sql;
@@ -189,16 +211,11 @@ export function readSql(
   const p = new Params();
   const table = `public.${ident(rel.name)}`;
   const filter = where(rel, q.filters, p);
-  const order = q.order
-    .map(
-      (o) =>
-        `${ident(column(rel, o.column).name)} ${o.descending ? 'desc' : 'asc'}${o.nulls ? ` nulls ${o.nulls}` : ''}`,
-    )
-    .join(', ');
+  const order = orderBy(rel, q.order);
   const limit = p.add(page.limit);
   const offset = p.add(page.offset);
   const total = count ? `(select count(*) from ${table} where ${filter})` : 'null::bigint';
-  const text = `with page as (select ${selectList(rel, q.select, schema, p)} from ${table} as t0 where ${filter}${order ? ` order by ${order}` : ''} limit ${limit} offset ${offset})
+  const text = `with page as (select ${selectList(rel, q.select, { schema, p, embedded: q.embedded })} from ${table} as t0 where ${filter}${order ? ` order by ${order}` : ''} limit ${limit} offset ${offset})
     select coalesce(json_agg(page), '[]')::text as body, count(page.*)::int as returned, ${total} as total from page`;
   return { text, values: p.values };
 }

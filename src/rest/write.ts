@@ -64,7 +64,7 @@ function returning(schema: SchemaCache, rel: Relation, c: Context, params: URLSe
   const wanted = preferences(c.req.header('prefer')).get('return') === 'representation';
   return {
     wanted,
-    list: wanted ? selectList(rel, parseSelect(params.get('select') ?? undefined), schema, p) : '1',
+    list: wanted ? selectList(rel, parseSelect(params.get('select') ?? undefined), { schema, p }) : '1',
   };
 }
 

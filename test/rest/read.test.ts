@@ -253,6 +253,30 @@ describe('embedding related resources', () => {
     });
   });
 
+  it('filters, orders and limits an embedded resource without filtering its parent', async () => {
+    const db = rest(owner.access_token);
+    const { data: order } = await db.from('orders').insert({ notes: 'filtered embed' }).select('id').single();
+    const orderId = (order as { id: string }).id;
+    await db.from('order_items').insert([
+      { order_id: orderId, name: 'a', quantity: 1, unit_price: 1 },
+      { order_id: orderId, name: 'b', quantity: 5, unit_price: 1 },
+      { order_id: orderId, name: 'c', quantity: 9, unit_price: 1 },
+    ]);
+    const res = await fetch(
+      `${svc.url}/rest/v1/orders?select=notes,order_items(name,quantity)&id=eq.${orderId}&order_items.quantity=gt.1&order_items.order=quantity.desc&order_items.limit=1`,
+      { headers: { apikey: svc.anonKey, authorization: `Bearer ${owner.access_token}` } },
+    );
+    expect(await res.json()).toEqual([
+      { notes: 'filtered embed', order_items: [{ name: 'c', quantity: 9 }] },
+    ]);
+    const none = await db
+      .from('orders')
+      .select('notes,order_items(name)')
+      .eq('id', orderId)
+      .eq('order_items.name', 'zzz');
+    expect(none.data).toEqual([{ notes: 'filtered embed', order_items: [] }]);
+  });
+
   it('refuses a relation that is not related, with a clear error', async () => {
     const r = await rest(owner.access_token).from('contacts').select('first_name,plans(name)');
     expect(r.status).toBe(400);
