@@ -60,20 +60,31 @@ async function jsonBody(c: Context): Promise<unknown> {
 }
 
 /** The representation asked for by `Prefer: return=` and `select=`, as the statement's RETURNING. */
+type Mode = 'representation' | 'minimal' | 'headers-only';
+
+/** What `Prefer: return=` asks for, and the RETURNING list that serves it (`select=` shapes it). */
 function returning(schema: SchemaCache, rel: Relation, c: Context, params: URLSearchParams, p: Params) {
-  const wanted = preferences(c.req.header('prefer')).get('return') === 'representation';
-  return {
-    wanted,
-    list: wanted ? selectList(rel, parseSelect(params.get('select') ?? undefined), { schema, p }) : '1',
-  };
+  const asked = preferences(c.req.header('prefer')).get('return');
+  const mode: Mode = asked === 'representation' || asked === 'headers-only' ? asked : 'minimal';
+  let list = '1';
+  if (mode === 'representation')
+    list = selectList(rel, parseSelect(params.get('select') ?? undefined), { schema, p });
+  else if (mode === 'headers-only' && rel.pk.length) list = rel.pk.map(ident).join(', ');
+  return { mode, list };
+}
+
+/** Where a created row can be read again (Location), from its primary key. */
+function location(rel: Relation, row: Record<string, unknown>): string {
+  return `/${rel.name}?${rel.pk.map((k) => `${k}=eq.${encodeURIComponent(String(row[k]))}`).join('&')}`;
 }
 
 async function respond(
   s: Services,
   c: Context,
+  rel: Relation,
   sql: string,
   values: unknown[],
-  wanted: boolean,
+  mode: Mode,
   status: 201 | 200,
 ) {
   const [row] = await s.db.asPrincipal(c.get('principal'), (tx) =>
@@ -84,7 +95,10 @@ async function respond(
   );
   const { body, affected } = row as { body: string; affected: number };
   c.header('Content-Range', affected > 0 ? `0-${affected - 1}/*` : '*/*');
-  if (!wanted) return status === 201 ? send(c, null, 201) : send(c, null, 204);
+  if (mode === 'headers-only' && status === 201 && affected === 1 && rel.pk.length) {
+    c.header('Location', location(rel, (JSON.parse(body) as Record<string, unknown>[])[0] ?? {}));
+  }
+  if (mode !== 'representation') return status === 201 ? send(c, null, 201) : send(c, null, 204);
   if (c.req.header('accept')?.includes(SINGLE)) {
     if (affected !== 1) {
       throw new AppError(
@@ -146,7 +160,7 @@ export async function insert(s: Services, c: Context, table: string) {
   const sql = `insert into public.${ident(rel.name)} as t0 (${cols})
     select ${cols} from json_populate_recordset(null::public.${ident(rel.name)}, ${data}::json)${conflict}
     returning ${ret.list}`;
-  return respond(s, c, sql, p.values, ret.wanted, 201);
+  return respond(s, c, rel, sql, p.values, ret.mode, 201);
 }
 
 /** An update or delete must be filtered; one not addressed to a single id is a bulk operation. */
@@ -190,7 +204,7 @@ export async function update(s: Services, c: Context, table: string) {
   const cols = columns.map(ident).join(', ');
   const sql = `update public.${ident(rel.name)} as t0 set (${cols}) = (select ${cols} from json_populate_record(null::public.${ident(rel.name)}, ${data}::json))
     where ${where(rel, filters, p)} returning ${ret.list}`;
-  return respond(s, c, sql, p.values, ret.wanted, 200);
+  return respond(s, c, rel, sql, p.values, ret.mode, 200);
 }
 
 export async function remove(s: Services, c: Context, table: string) {
@@ -201,5 +215,5 @@ export async function remove(s: Services, c: Context, table: string) {
   const p = new Params();
   const ret = returning(s.schema, rel, c, params, p);
   const sql = `delete from public.${ident(rel.name)} as t0 where ${where(rel, filters, p)} returning ${ret.list}`;
-  return respond(s, c, sql, p.values, ret.wanted, 200);
+  return respond(s, c, rel, sql, p.values, ret.mode, 200);
 }

@@ -46,6 +46,25 @@ describe('writes with @supabase/postgrest-js', () => {
     });
   });
 
+  it('answers return=headers-only with a Location to read the row again', async () => {
+    const headers = {
+      apikey: svc.anonKey,
+      authorization: `Bearer ${owner.access_token}`,
+      'content-type': 'application/json',
+    };
+    const res = await fetch(`${svc.url}/rest/v1/contacts`, {
+      method: 'POST',
+      headers: { ...headers, prefer: 'return=headers-only' },
+      body: JSON.stringify({ first_name: 'located' }),
+    });
+    expect(res.status).toBe(201);
+    expect(await res.text()).toBe('');
+    const where = res.headers.get('location') as string;
+    expect(where).toMatch(/^\/contacts\?organization_id=eq\.[0-9a-f-]+&id=eq\.[0-9a-f-]+$/);
+    const again = await fetch(`${svc.url}/rest/v1${where}&select=first_name`, { headers });
+    expect(await again.json()).toEqual([{ first_name: 'located' }]);
+  });
+
   it('inserts an array all or nothing', async () => {
     const bad = await rest(owner.access_token)
       .from('contacts')
