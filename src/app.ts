@@ -76,6 +76,8 @@ export function buildApp(s: Services) {
   app.route('/auth/v1', authRoutes(s));
   app.route('/functions/v1', functionRoutes(s));
   app.route('/rest/v1', restRoutes(s));
+  // PostgREST describes itself at its root, with or without the trailing slash.
+  app.get('/rest/v1/', (c) => c.redirect('/rest/v1', 308));
   app.doc31('/openapi.json', {
     openapi: '3.1.0',
     info: {

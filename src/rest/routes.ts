@@ -1,8 +1,10 @@
+import type { Context } from 'hono';
 import { errorBody } from '../platform/errors.ts';
 import { authenticate, requireApiKey } from '../platform/http/authenticate.ts';
 import { meter } from '../platform/http/meter.ts';
 import { newRouter } from '../platform/http/openapi.ts';
 import type { Services } from '../services.ts';
+import { restOpenApi } from './openapi.ts';
 import { read } from './read.ts';
 import { restError } from './respond.ts';
 import { insert, remove, update } from './write.ts';
@@ -11,6 +13,8 @@ import { insert, remove, update } from './write.ts';
 export function restRoutes(s: Services) {
   const app = newRouter();
   app.use('*', requireApiKey(s.tokens), authenticate(s.tokens, { required: false }), meter(s));
+  const describe = (c: Context) => c.json(restOpenApi(s.schema, s.publicUrl), 200);
+  app.get('/', describe);
   const handlers = { GET: read, HEAD: read, POST: insert, PATCH: update, DELETE: remove } as const;
   app.on(Object.keys(handlers), '/:table', async (c) => {
     try {

@@ -307,3 +307,23 @@ describe('JSON paths', () => {
     expect(bad.status).toBe(400);
   });
 });
+
+describe('the REST description', () => {
+  it('serves an OpenAPI document of the exposed tables at /rest/v1/', async () => {
+    const r = await fetch(`${svc.url}/rest/v1/`, { headers: { apikey: svc.anonKey } });
+    expect(r.status).toBe(200);
+    const doc = (await r.json()) as {
+      swagger: string;
+      paths: Record<string, unknown>;
+      definitions: Record<string, { properties: Record<string, unknown> }>;
+    };
+    expect(doc.swagger).toBe('2.0');
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/contacts', '/orders', '/order_items', '/agent_api_keys']),
+    );
+    expect(Object.keys(doc.paths)).not.toContain('/users');
+    expect(doc.definitions.contacts?.properties.first_name).toEqual({ type: 'string', format: 'text' });
+    expect(doc.definitions.agent_api_keys?.properties).not.toHaveProperty('key_hash');
+    expect((await fetch(`${svc.url}/rest/v1/`)).status).toBe(401);
+  });
+});

@@ -1,0 +1,65 @@
+import type { SchemaCache } from './schema-cache.ts';
+
+const JSON_TYPES: [RegExp, string][] = [
+  [/^(integer|bigint|smallint)$/, 'integer'],
+  [/^(numeric|real|double precision)/, 'number'],
+  [/^boolean$/, 'boolean'],
+  [/\[\]$/, 'array'],
+  [/^jsonb?$/, 'object'],
+];
+
+const jsonType = (pgType: string) => JSON_TYPES.find(([re]) => re.test(pgType))?.[1] ?? 'string';
+
+/**
+ * The description PostgREST serves at its root (Swagger 2.0): one path per exposed table or view
+ * and one definition per relation, with the columns the caller's role may see, from the schema
+ * cache.
+ */
+export function restOpenApi(schema: SchemaCache, publicUrl: string) {
+  const url = new URL(publicUrl);
+  const paths: Record<string, unknown> = {};
+  const definitions: Record<string, unknown> = {};
+  for (const rel of [...schema.values()].sort((a, b) => a.name.localeCompare(b.name))) {
+    const ref = { $ref: `#/definitions/${rel.name}` };
+    const ok = { description: 'OK', schema: { type: 'array', items: ref } };
+    paths[`/${rel.name}`] = {
+      get: {
+        tags: [rel.name],
+        parameters: [{ name: 'select', in: 'query', type: 'string' }],
+        responses: { 200: ok, 206: ok },
+      },
+      post: { tags: [rel.name], responses: { 201: { description: 'Created' } } },
+      patch: { tags: [rel.name], responses: { 200: ok, 204: { description: 'No Content' } } },
+      delete: { tags: [rel.name], responses: { 200: ok, 204: { description: 'No Content' } } },
+    };
+    definitions[rel.name] = {
+      type: 'object',
+      required: [...rel.columns.values()].filter((c) => !c.nullable).map((c) => c.name),
+      properties: Object.fromEntries(
+        [...rel.columns.values()].map((c) => [
+          c.name,
+          {
+            type: jsonType(c.type),
+            format: c.type,
+            ...(rel.pk.includes(c.name) ? { description: 'Primary key' } : {}),
+          },
+        ]),
+      ),
+    };
+  }
+  return {
+    swagger: '2.0',
+    info: {
+      title: 'svc database REST interface',
+      version: '1.0.0',
+      description: 'PostgREST-compatible; rows are filtered by row-level security.',
+    },
+    host: url.host,
+    basePath: '/rest/v1',
+    schemes: [url.protocol.replace(':', '')],
+    consumes: ['application/json'],
+    produces: ['application/json', 'application/vnd.pgrst.object+json'],
+    paths,
+    definitions,
+  };
+}
