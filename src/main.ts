@@ -10,10 +10,10 @@ import { loadSigningKeys } from './auth/signing-keys.ts';
 import { type Config, resolvePublicUrl } from './config.ts';
 import { createPlanCache } from './domain/plan-cache.ts';
 import type { Database } from './platform/db/database.ts';
-import { migrate } from './platform/db/migrate.ts';
+import { migrate, SCHEMA_CHANNEL } from './platform/db/migrate.ts';
 import { openDatabase } from './platform/db/open.ts';
 import { createLogger } from './platform/log.ts';
-import { loadSchemaCache } from './rest/schema-cache.ts';
+import { loadSchemaCache, reloadSchemaCache } from './rest/schema-cache.ts';
 import { createLimits, type Services } from './services.ts';
 
 export type RunningService = {
@@ -57,6 +57,7 @@ export async function startService(
   const url = resolvePublicUrl(config, (server.address() as AddressInfo).port);
 
   let redis: Redis | undefined;
+  let stopListening: (() => Promise<void>) | undefined;
   let services: Services;
   try {
     const tokens = createTokens(keys, `${url}/auth/v1`);
@@ -87,11 +88,19 @@ export async function startService(
       schema: await loadSchemaCache(db),
       log,
     };
+    const schema = services.schema;
+    stopListening = await db.listen(SCHEMA_CHANNEL, () => {
+      reloadSchemaCache(db, schema).then(
+        () => log.info({ relations: schema.size }, 'schema cache reloaded after a migration'),
+        (err) => log.error({ err: { message: (err as Error).message } }, 'schema cache reload failed'),
+      );
+    });
     const app = buildApp(services);
     handle = app.fetch as Handler;
   } catch (err) {
     // Nothing half-started outlives a failed start.
     server.close();
+    await stopListening?.().catch(() => {});
     redis?.disconnect();
     await db.close();
     throw err;
@@ -108,6 +117,7 @@ export async function startService(
       await done;
       clearTimeout(hard);
       try {
+        await stopListening?.();
         await db.close();
       } finally {
         await redis?.quit().catch(() => redis.disconnect());

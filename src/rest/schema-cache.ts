@@ -63,3 +63,10 @@ export async function loadSchemaCache(db: Database): Promise<SchemaCache> {
   }
   return cache;
 }
+
+/** Refills `cache` in place, so every holder of it sees the new catalog. */
+export async function reloadSchemaCache(db: Database, cache: SchemaCache): Promise<void> {
+  const fresh = await loadSchemaCache(db);
+  cache.clear();
+  for (const [k, v] of fresh) cache.set(k, v);
+}

@@ -38,6 +38,8 @@ export interface Database {
   ): Promise<T>;
   /** Runs fn on one connection holding a cluster-wide advisory lock (migrations). */
   withAdvisoryLock<T>(key: string, fn: (conn: Connection) => Promise<T>): Promise<T>;
+  /** Calls `onNotify` on every NOTIFY of `channel` (other processes' migrations); returns a stop. */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

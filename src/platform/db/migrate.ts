@@ -20,6 +20,8 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
 
 export class MigrationError extends Error {}
 
+export const SCHEMA_CHANNEL = 'svc_schema_changed';
+
 /**
  * Applies pending migrations once, in order, each in its own transaction. Forward-only: an applied
  * migration whose file changed is refused rather than silently diverging. The advisory lock makes
@@ -62,6 +64,8 @@ export async function migrate(db: Database, migrations = loadMigrations()): Prom
       }
       done.push(m.name);
     }
+    // Running services reload what they serve from the catalog (the REST schema cache).
+    if (done.length) await conn.exec(`notify ${SCHEMA_CHANNEL}`);
     return done;
   });
 }

@@ -108,6 +108,17 @@ export function openPostgres(url: string, poolSize: number): Database {
         await client.end();
       }
     },
+    // LISTEN needs a connection of its own for as long as it listens.
+    async listen(channel, onNotify) {
+      const client = new pg.Client({ connectionString: url });
+      client.on('error', () => {}); // a lost listener only delays a reload until restart
+      await client.connect();
+      client.on('notification', (n) => {
+        if (n.channel === channel) onNotify();
+      });
+      await client.query(`listen ${channel.replace(/[^a-z_]/g, '')}`);
+      return () => client.end();
+    },
     close: () => pool.end(),
   };
 }

@@ -49,6 +49,9 @@ export async function openPglite(
       lockQueue = run.catch(() => {});
       return run;
     },
+    async listen(channel, onNotify) {
+      return db.listen(channel, onNotify);
+    },
     close: () => db.close(),
     // A copy of a migrated database lets tests start many instances without migrating each.
     snapshot: () => db.dumpDataDir('none'),
