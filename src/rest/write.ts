@@ -82,14 +82,18 @@ async function respond(
   s: Services,
   c: Context,
   rel: Relation,
-  sql: string,
+  statements: string | string[],
   values: unknown[],
   mode: Mode,
   status: 201 | 200,
 ) {
+  // Data-modifying statements must sit at the top of the WITH: w0, w1… then their union.
+  const parts = Array.isArray(statements) ? statements : [statements];
+  const ctes = parts.map((sql, i) => `w${i} as (${sql})`).join(', ');
+  const union = parts.map((_, i) => `select * from w${i}`).join(' union all ');
   const [row] = await s.db.asPrincipal(c.get('principal'), (tx) =>
     tx.query<{ body: string; affected: number }>(
-      `with w as (${sql}) select coalesce(json_agg(w), '[]')::text as body, count(*)::int as affected from w`,
+      `with ${ctes}, w as (${union}) select coalesce(json_agg(w), '[]')::text as body, count(*)::int as affected from w`,
       values,
     ),
   );
@@ -135,32 +139,48 @@ export async function insert(s: Services, c: Context, table: string) {
   );
   if (columns.length === 0) throw badBody('The row has no columns');
   const p = new Params();
-  const data = p.add(JSON.stringify(rows));
-  const cols = columns.map(ident).join(', ');
   const prefer = preferences(c.req.header('prefer'));
-  let conflict = '';
   const resolution = prefer.get('resolution');
-  if (resolution === 'merge-duplicates' || resolution === 'ignore-duplicates') {
-    const target = columnsOf(
-      rel,
-      params
-        .get('on_conflict')
-        ?.split(',')
-        .map((n) => n.trim()) ?? rel.pk,
-    );
-    const updates = columns
-      .filter((n) => !target.includes(n))
-      .map((n) => `${ident(n)} = excluded.${ident(n)}`);
-    conflict =
-      resolution === 'ignore-duplicates' || updates.length === 0
-        ? ` on conflict (${target.map(ident).join(', ')}) do nothing`
-        : ` on conflict (${target.map(ident).join(', ')}) do update set ${updates.join(', ')}`;
-  }
+  const upsert = resolution === 'merge-duplicates' || resolution === 'ignore-duplicates';
+  const target = upsert
+    ? columnsOf(
+        rel,
+        params
+          .get('on_conflict')
+          ?.split(',')
+          .map((n) => n.trim()) ?? rel.pk,
+      )
+    : [];
   const ret = returning(s.schema, rel, c, params, p);
-  const sql = `insert into public.${ident(rel.name)} as t0 (${cols})
-    select ${cols} from json_populate_recordset(null::public.${ident(rel.name)}, ${data}::json)${conflict}
-    returning ${ret.list}`;
-  return respond(s, c, rel, sql, p.values, ret.mode, 201);
+  const statement = (cols: string[], group: Row[]) => {
+    const list = cols.map(ident).join(', ');
+    const updates = cols.filter((n) => !target.includes(n)).map((n) => `${ident(n)} = excluded.${ident(n)}`);
+    const on = target.map(ident).join(', ');
+    const conflict = !upsert
+      ? ''
+      : resolution === 'ignore-duplicates' || updates.length === 0
+        ? ` on conflict (${on}) do nothing`
+        : ` on conflict (${on}) do update set ${updates.join(', ')}`;
+    return `insert into public.${ident(rel.name)} as t0 (${list})
+      select ${list} from json_populate_recordset(null::public.${ident(rel.name)}, ${p.add(JSON.stringify(group))}::json)${conflict}
+      returning ${ret.list}`;
+  };
+  // missing=default: a row that omits a column gets the column's default, not null. Rows are
+  // grouped by the columns they carry, one insert each, all in the same statement.
+  const groups = new Map<string, { cols: string[]; rows: Row[] }>();
+  for (const row of rows) {
+    const cols = prefer.get('missing') === 'default' ? columns.filter((n) => n in row) : columns;
+    const key = cols.join(',');
+    const g = groups.get(key) ?? { cols, rows: [] };
+    g.rows.push(row);
+    groups.set(key, g);
+  }
+  const statements = [...groups.values()].map((g) =>
+    g.cols.length
+      ? statement(g.cols, g.rows)
+      : `insert into public.${ident(rel.name)} as t0 default values returning ${ret.list}`,
+  );
+  return respond(s, c, rel, statements, p.values, ret.mode, 201);
 }
 
 /** An update or delete must be filtered; one not addressed to a single id is a bulk operation. */

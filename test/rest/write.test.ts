@@ -65,6 +65,38 @@ describe('writes with @supabase/postgrest-js', () => {
     expect(await again.json()).toEqual([{ first_name: 'located' }]);
   });
 
+  it('fills omitted columns with their defaults when asked (missing=default), else with null', async () => {
+    const headers = {
+      apikey: svc.anonKey,
+      authorization: `Bearer ${owner.access_token}`,
+      'content-type': 'application/json',
+    };
+    const rows = [{ name: 'with stock', quantity_on_hand: 5, status: 'draft' }, { name: 'without' }];
+    const post = (prefer: string) =>
+      fetch(
+        `${svc.url}/rest/v1/inventory_items?columns=name,quantity_on_hand,status&select=name,quantity_on_hand,status`,
+        {
+          method: 'POST',
+          headers: { ...headers, prefer },
+          body: JSON.stringify(rows.map((r, i) => ({ ...r, name: `${r.name} ${prefer} ${i}` }))),
+        },
+      );
+    const withDefaults = await post('return=representation,missing=default');
+    expect(withDefaults.status).toBe(201);
+    const made = (await withDefaults.json()) as { name: string; quantity_on_hand: number; status: string }[];
+    expect(made.find((r) => r.name.startsWith('without'))).toMatchObject({
+      quantity_on_hand: 0,
+      status: 'active',
+    });
+    expect(made.find((r) => r.name.startsWith('with stock'))).toMatchObject({
+      quantity_on_hand: 5,
+      status: 'draft',
+    });
+    // Without the preference an omitted NOT NULL column is null, and the whole insert fails.
+    const withoutDefaults = await post('return=representation');
+    expect(withoutDefaults.status).toBe(400);
+  });
+
   it('inserts an array all or nothing', async () => {
     const bad = await rest(owner.access_token)
       .from('contacts')
