@@ -49,7 +49,31 @@ const RESERVED = new Set([
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** A column, optionally followed by a JSON path: `address->city`, `address->>zip`, `items->0`. */
 const COLUMN_REF = /^[A-Za-z_][A-Za-z0-9_]*((->>?)([A-Za-z_][A-Za-z0-9_]*|\d+))*$/;
-const CAST = /^[a-z_][a-z0-9_ ]*(\[\])?$/;
+/** Casts a select may ask for: a fixed list, written out in the list's own spelling. */
+const CASTS = new Set([
+  'text',
+  'varchar',
+  'int',
+  'int2',
+  'int4',
+  'int8',
+  'integer',
+  'bigint',
+  'smallint',
+  'numeric',
+  'float4',
+  'float8',
+  'real',
+  'boolean',
+  'bool',
+  'date',
+  'time',
+  'timestamp',
+  'timestamptz',
+  'uuid',
+  'json',
+  'jsonb',
+]);
 
 /** PostgREST's code travels in `code` (postgrest-js reads it), ours in `error`. */
 export const parseError = (message: string, details: Record<string, unknown> = {}) =>
@@ -106,9 +130,16 @@ export function parseSelect(raw: string | undefined): SelectItem[] {
       const [, alias, relation, hint, inner] = embed;
       return { column: relation as string, alias, embed: { hint, select: parseSelect(inner) } };
     }
-    const [head, cast] = item.split('::');
-    const [alias, column] = (head ?? '').includes(':') ? (head as string).split(':') : [undefined, head];
-    if (cast !== undefined && !CAST.test(cast)) throw parseError(`"${cast}" is not a valid cast`);
+    const casts = item.split('::');
+    if (casts.length > 2) throw parseError(`"${item}" has more than one cast`);
+    const [head = '', rawCast] = casts;
+    const names = head.split(/:(?!:)/);
+    if (names.length > 2) throw parseError(`"${item}" has more than one alias`);
+    const [alias, column] = names.length === 2 ? names : [undefined, head];
+    const base = rawCast?.replace(/\[\]$/, '');
+    if (rawCast !== undefined && !CASTS.has(base as string))
+      throw parseError(`"${rawCast}" is not a cast this interface offers`);
+    const cast = rawCast === undefined ? undefined : `${base}${rawCast.endsWith('[]') ? '[]' : ''}`;
     return {
       column: columnRef(column ?? ''),
       alias: alias === undefined ? undefined : name(alias, 'alias'),

@@ -24,8 +24,12 @@ export function restError(err: unknown, anonymous: boolean): AppError {
   // A SQLSTATE, except our own (SVnnn), which is better known by its name: plan_limit_exceeded.
   const pgCode = typeof sqlstate === 'string' && /^[0-9A-Z]{5}$/.test(sqlstate) && !sqlstate.startsWith('SV');
   const code = e.extra.code ?? (pgCode ? sqlstate : e.code);
-  const status = code === '42501' && anonymous ? 401 : e.status;
-  return new AppError(status, e.code, e.message, e.details, { hint: null, ...e.extra, code }, e.headers);
+  // PostgREST's map: anything the database refused that is not listed is the request's fault.
+  let status = code === '42501' && anonymous ? 401 : e.status;
+  if (status === 500 && pgCode) status = sqlstate === '42P01' ? 404 : 400;
+  const message = status !== e.status ? 'The database refused the request' : e.message;
+  const error = status !== e.status ? 'validation_error' : e.code;
+  return new AppError(status, error, message, e.details, { hint: null, ...e.extra, code }, e.headers);
 }
 
 /** The relation a path names, from the schema cache only. */

@@ -9,7 +9,7 @@ import { read } from './read.ts';
 import { restError } from './respond.ts';
 import { insert, remove, update } from './write.ts';
 
-/** /rest/v1: a PostgREST-compatible interface over the schema cache (no embedding yet). */
+/** /rest/v1: a PostgREST-compatible interface over the schema cache. */
 export function restRoutes(s: Services) {
   const app = newRouter();
   app.use('*', requireApiKey(s.tokens), authenticate(s.tokens, { required: false }), meter(s));

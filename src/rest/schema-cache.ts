@@ -1,5 +1,6 @@
 import type { Database } from '../platform/db/database.ts';
 
+/** `type` is the catalog's name without length or precision, so a cast never truncates a value. */
 export type Column = { name: string; type: string; nullable: boolean };
 export type ForeignKey = { name: string; columns: string[]; table: string; refColumns: string[] };
 export type Relation = {
@@ -29,7 +30,7 @@ export async function loadSchemaCache(db: Database): Promise<SchemaCache> {
         and has_any_column_privilege('authenticated', c.oid, 'select')`,
   );
   const columns = await db.query<{ rel: string; name: string; type: string; nullable: boolean }>(
-    `select c.relname::text as rel, a.attname::text as name, format_type(a.atttypid, a.atttypmod) as type, not a.attnotnull as nullable
+    `select c.relname::text as rel, a.attname::text as name, format_type(a.atttypid, null) as type, not a.attnotnull as nullable
        from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace
       where n.nspname = 'public' and a.attnum > 0 and not a.attisdropped
         and has_column_privilege('authenticated', c.oid, a.attnum, 'select')

@@ -64,7 +64,10 @@ function condition(rel: Relation, c: Condition, p: Params): string {
       sql = `${lhs}::text ${c.op} ${p.add(LIKE(c.value as string))}`;
       break;
     case 'in':
-      sql = `${lhs} = any(${p.add(c.value)}::${col.type}[])`;
+      // An array column compares whole arrays: each listed value is an array literal.
+      sql = col.type.endsWith('[]')
+        ? `${lhs} in (select x::${col.type} from unnest(${p.add(c.value)}::text[]) x)`
+        : `${lhs} = any(${p.add(c.value)}::${col.type}[])`;
       break;
     case 'is':
       sql = `${lhs} is ${IS[(c.value as string).toLowerCase() as keyof typeof IS]}`;
@@ -147,11 +150,12 @@ function link(schema: SchemaCache, parent: Relation, name: string, hint?: string
 
 type SelectContext = { schema: SchemaCache; p: Params; embedded?: Map<string, EmbeddedQuery> };
 
-const orderBy = (rel: Relation, order: OrderTerm[]) =>
+// Qualified with the table alias: an output alias of the same name must not change the order.
+const orderBy = (rel: Relation, order: OrderTerm[], alias = 't0') =>
   order
     .map(
       (o) =>
-        `${ident(column(rel, o.column).name)} ${o.descending ? 'desc' : 'asc'}${o.nulls ? ` nulls ${o.nulls}` : ''}`,
+        `${alias}.${ident(column(rel, o.column).name)} ${o.descending ? 'desc' : 'asc'}${o.nulls ? ` nulls ${o.nulls}` : ''}`,
     )
     .join(', ');
 
@@ -180,7 +184,7 @@ export function selectList(
           ...l.pairs.map(([pc, cc]) => `${inner}.${ident(cc)} = t${depth}.${ident(pc)}`),
           ...(own?.filters.length ? [`(${where(l.child, own.filters, p)})`] : []),
         ].join(' and ');
-        const order = own?.order.length ? ` order by ${orderBy(l.child, own.order)}` : '';
+        const order = own?.order.length ? ` order by ${orderBy(l.child, own.order, inner)}` : '';
         const limit = own?.limit !== undefined ? ` limit ${p.add(own.limit)}` : '';
         const body = `select ${selectList(l.child, item.embed.select, ctx, depth + 1, path)} from public.${ident(l.child.name)} as ${inner} where ${on}${order}${limit}`;
         const expr = l.many

@@ -91,24 +91,19 @@ async function respond(
   const parts = Array.isArray(statements) ? statements : [statements];
   const ctes = parts.map((sql, i) => `w${i} as (${sql})`).join(', ');
   const union = parts.map((_, i) => `select * from w${i}`).join(' union all ');
-  const [row] = await s.db.asPrincipal(c.get('principal'), (tx) =>
-    tx.query<{ body: string; affected: number }>(
+  const single = mode === 'representation' && Boolean(c.req.header('accept')?.includes(SINGLE));
+  const [row] = await s.db.asPrincipal(c.get('principal'), async (tx) => {
+    const rows = await tx.query<{ body: string; affected: number }>(
       `with ${ctes}, w as (${union}) select coalesce(json_agg(w), '[]')::text as body, count(*)::int as affected from w`,
       values,
-    ),
-  );
-  const { body, affected } = row as { body: string; affected: number };
-  c.header('Content-Range', affected > 0 ? `0-${affected - 1}/*` : '*/*');
-  if (mode === 'headers-only' && status === 201 && affected === 1 && rel.pk.length) {
-    c.header('Location', location(rel, (JSON.parse(body) as Record<string, unknown>[])[0] ?? {}));
-  }
-  if (mode !== 'representation') return status === 201 ? send(c, null, 201) : send(c, null, 204);
-  if (c.req.header('accept')?.includes(SINGLE)) {
-    if (affected !== 1) {
+    );
+    // Asked for one object but the write touched another number of rows: undo it, as PostgREST does.
+    const n = rows[0]?.affected ?? 0;
+    if (single && n !== 1) {
       throw new AppError(
         406,
         'not_acceptable',
-        `The result contains ${affected} rows; a single object needs exactly one`,
+        `The write affected ${n} rows; a single object needs exactly one`,
         {},
         {
           code: 'PGRST116',
@@ -116,6 +111,20 @@ async function respond(
         },
       );
     }
+    return rows;
+  });
+  const { body, affected } = row as { body: string; affected: number };
+  const counted = ['exact', 'planned', 'estimated'].includes(
+    preferences(c.req.header('prefer')).get('count') ?? '',
+  );
+  const total = counted ? String(affected) : '*';
+  c.header('Content-Range', affected > 0 ? `0-${affected - 1}/${total}` : `*/${total}`);
+  if (mode === 'headers-only' && status === 201 && affected === 1 && rel.pk.length) {
+    c.header('Location', location(rel, (JSON.parse(body) as Record<string, unknown>[])[0] ?? {}));
+  }
+  if (mode !== 'representation') return status === 201 ? send(c, null, 201) : send(c, null, 204);
+  if (single) {
+    c.header('Content-Type', `${SINGLE}; charset=utf-8`);
     return send(c, body.slice(1, -1), status);
   }
   c.header('Content-Type', 'application/json; charset=utf-8');

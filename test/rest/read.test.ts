@@ -327,3 +327,35 @@ describe('the REST description', () => {
     expect((await fetch(`${svc.url}/rest/v1/`)).status).toBe(401);
   });
 });
+
+describe('refusals found in review', () => {
+  const get = (qs: string) =>
+    fetch(`${svc.url}/rest/v1/contacts?${qs}`, {
+      headers: { apikey: svc.anonKey, authorization: `Bearer ${owner.access_token}` },
+    });
+
+  it('offers only known casts: SQL in a cast never reaches the database', async () => {
+    for (const qs of [
+      'select=id::text as x from contacts where false union all select current_user',
+      'select=id::nosuchtype',
+      'select=first_name::text::int',
+      'select=a:b:first_name',
+    ]) {
+      const r = await get(qs);
+      expect(r.status, qs).toBe(400);
+      expect(((await r.json()) as { code: string }).code).toBe('PGRST100');
+    }
+  });
+
+  it('filters array columns with in, and orders by the column even when an alias shares its name', async () => {
+    const vip = await get('select=first_name&tags=in.(%22%7Bvip%7D%22)&limit=100');
+    const body = await vip.text();
+    expect(vip.status, body).toBe(200);
+    expect((JSON.parse(body) as unknown[]).length).toBe(60);
+    // `first_name` is also an output alias here; the order still follows the column.
+    const r = await get(
+      'select=first_name:company,n:first_name&order=first_name.desc&limit=1&first_name=lt.c118',
+    );
+    expect(await r.json()).toEqual([{ first_name: 'Acme', n: 'c117' }]);
+  });
+});

@@ -97,6 +97,28 @@ describe('writes with @supabase/postgrest-js', () => {
     expect(withoutDefaults.status).toBe(400);
   });
 
+  it('undoes a single-object write that touched more than one row', async () => {
+    await rest(owner.access_token)
+      .from('contacts')
+      .insert([
+        { first_name: 'twin', company: 'T1' },
+        { first_name: 'twin', company: 'T2' },
+      ]);
+    const both = await rest(owner.access_token)
+      .from('contacts')
+      .update({ company: 'changed' })
+      .eq('first_name', 'twin')
+      .select()
+      .single();
+    expect(both.status).toBe(406);
+    const { data } = await rest(owner.access_token)
+      .from('contacts')
+      .select('company')
+      .eq('first_name', 'twin')
+      .order('company');
+    expect(data).toEqual([{ company: 'T1' }, { company: 'T2' }]);
+  });
+
   it('inserts an array all or nothing', async () => {
     const bad = await rest(owner.access_token)
       .from('contacts')
