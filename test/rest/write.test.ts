@@ -211,6 +211,14 @@ describe('writes with @supabase/postgrest-js', () => {
     expect(count).toBe(0);
   });
 
+  it('answers a reference to a missing row with 409 (23503)', async () => {
+    const r = await rest(owner.access_token)
+      .from('order_items')
+      .insert({ order_id: '00000000-0000-4000-8000-000000000000', name: 'orphan', quantity: 1 });
+    expect(r.status).toBe(409);
+    expect(r.error?.code).toBe('23503');
+  });
+
   it('changes and deletes nothing of another tenant, even by id', async () => {
     const { data } = await rest(other.access_token)
       .from('contacts')
