@@ -6,7 +6,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
 import { createTokens } from '../src/auth/jwt.ts';
 import { createPasswords } from '../src/auth/password.ts';
 import { loadSigningKeys } from '../src/auth/signing-keys.ts';
@@ -16,9 +15,9 @@ import { type Database, SERVICE } from '../src/platform/db/database.ts';
 import { migrate } from '../src/platform/db/migrate.ts';
 import { openPostgres } from '../src/platform/db/pg.ts';
 import { openPglite } from '../src/platform/db/pglite.ts';
+import { withScratchDatabase } from './scratch-database.ts';
 
 const ROUNDS = 40;
-const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 /** Filler keys with distinct prefixes; the ceiling trigger is off for them (they are not real keys). */
@@ -87,21 +86,7 @@ async function bench(engine: string, db: Database): Promise<string> {
 }
 
 const lines = [await bench('pglite', await openPglite(undefined))];
-const admin = new pg.Client({ connectionString: SERVER, connectionTimeoutMillis: 3000 });
-const name = `svc_bench_auth_${process.pid}`;
-let created = false;
-try {
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  created = true;
-  const url = new URL(SERVER);
-  url.pathname = `/${name}`;
-  lines.push(await bench('postgres', openPostgres(url.toString(), 4)));
-} catch (err) {
-  console.log(`postgres: skipped (${(err as Error).message})`);
-} finally {
-  if (created) await admin.query(`drop database if exists ${name} with (force)`).catch(() => {});
-  await admin.end().catch(() => {});
-}
+const onPostgres = await withScratchDatabase('auth', (url) => bench('postgres', openPostgres(url, 4)));
+if (onPostgres) lines.push(onPostgres);
 console.log();
 for (const line of lines) console.log(line);

@@ -8,7 +8,6 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { startService } from '../src/main.ts';
 import { SERVICE } from '../src/platform/db/database.ts';
@@ -16,10 +15,10 @@ import { principalFromClaims } from '../src/platform/http/authenticate.ts';
 import { parseRead } from '../src/rest/parse.ts';
 import { pageOf } from '../src/rest/range.ts';
 import { readSql } from '../src/rest/sql.ts';
+import { withScratchDatabase } from './scratch-database.ts';
 
 const CONCURRENCY = 32;
 const REQUESTS = 3000;
-const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
 
 async function load(url: string, headers: Record<string, string>) {
   const latencies: number[] = [];
@@ -129,21 +128,9 @@ async function bench(engine: string, env: Record<string, string>) {
 }
 
 const out = await bench('pglite', {});
-const admin = new pg.Client({ connectionString: SERVER, connectionTimeoutMillis: 3000 });
-const name = `svc_bench_rest_${process.pid}`;
-let created = false;
-try {
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  created = true;
-  const url = new URL(SERVER);
-  url.pathname = `/${name}`;
-  out.push(...(await bench('postgres', { DATABASE_URL: url.toString(), DATABASE_POOL_SIZE: '16' })));
-} catch (err) {
-  console.log(`postgres: skipped (${(err as Error).message})`);
-} finally {
-  if (created) await admin.query(`drop database if exists ${name} with (force)`).catch(() => {});
-  await admin.end().catch(() => {});
-}
+const onPostgres = await withScratchDatabase('rest', (url) =>
+  bench('postgres', { DATABASE_URL: url, DATABASE_POOL_SIZE: '16' }),
+);
+out.push(...(onPostgres ?? []));
 console.log();
 for (const line of out) console.log(line);
