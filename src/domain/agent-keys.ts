@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import type { Database, Principal, Queryable } from '../platform/db/database.ts';
+import { type Database, type Principal, type Queryable, SERVICE } from '../platform/db/database.ts';
 import { forbidden, validationError } from '../platform/errors.ts';
 import { isOrgAdmin, requireCurrentOrg } from './organizations.ts';
 
@@ -142,5 +142,38 @@ export async function listApiKeys(
       return { keys, total: count?.n ?? 0 };
     },
     { readOnly: true },
+  );
+}
+
+/**
+ * Self-registration: a new organization owned by the agent (no human member yet; `owner_email`
+ * kept so a person can claim it) and its first key, in one transaction: a failure leaves neither.
+ */
+export async function registerAgent(
+  deps: { db: Database; passwords: { hash(secret: string): Promise<string> } },
+  input: {
+    organizationName: string;
+    ownerEmail: string;
+    agentName: string;
+    agentPlatform: string | null;
+    scopes: string[];
+  },
+) {
+  return createApiKey(
+    (secret) => deps.passwords.hash(secret),
+    (insertKey) =>
+      deps.db.asPrincipal(SERVICE, async (tx) => {
+        const [org] = await tx.query<{ id: string }>(
+          'insert into public.organizations (name, owner_email) values ($1, $2) returning id',
+          [input.organizationName, input.ownerEmail],
+        );
+        return insertKey(tx, (org as { id: string }).id);
+      }),
+    {
+      name: input.agentName,
+      scopes: input.scopes,
+      expiresAt: keyExpiry(undefined),
+      agentPlatform: input.agentPlatform,
+    },
   );
 }

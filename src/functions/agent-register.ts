@@ -1,6 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { createApiKey, DEFAULT_KEY_DAYS } from '../domain/agent-keys.ts';
-import { SERVICE } from '../platform/db/database.ts';
+import { registerAgent } from '../domain/agent-keys.ts';
 import { validationError } from '../platform/errors.ts';
 import { addressKey } from '../platform/http/client-ip.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
@@ -61,26 +60,13 @@ export function agentRegister(s: Services) {
 
     const free = (await s.plans.all()).find((p) => p.slug === 'free');
     if (!free) throw new Error('the free plan is missing');
-    const expiresAt = new Date(Date.now() + DEFAULT_KEY_DAYS * 24 * 3600 * 1000);
-    // The organization and its key are one transaction: a failure leaves neither.
-    const { apiKey, row } = await createApiKey(
-      (secret) => s.passwords.hash(secret),
-      // The organization and its key are one transaction: a failure leaves neither.
-      (insertKey) =>
-        s.db.asPrincipal(SERVICE, async (tx) => {
-          const [org] = await tx.query<{ id: string }>(
-            'insert into public.organizations (name, owner_email) values ($1, $2) returning id',
-            [body.organization_name, body.owner_email],
-          );
-          return insertKey(tx, (org as { id: string }).id);
-        }),
-      {
-        name: body.agent_name,
-        scopes: free.limits.mcp_scopes,
-        expiresAt,
-        agentPlatform: body.agent_platform ?? null,
-      },
-    );
+    const { apiKey, row } = await registerAgent(s, {
+      organizationName: body.organization_name,
+      ownerEmail: body.owner_email,
+      agentName: body.agent_name,
+      agentPlatform: body.agent_platform ?? null,
+      scopes: free.limits.mcp_scopes,
+    });
     return c.json(
       {
         success: true as const,
