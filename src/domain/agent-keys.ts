@@ -177,3 +177,25 @@ export async function registerAgent(
     },
   );
 }
+
+/**
+ * Whether an agent token's key is still active and unexpired, remembered for `ttlMs` (decisions.md:
+ * at most 60 s), so revoking a key ends live tokens' access with a clear 401 without a lookup per
+ * call. Row-level security checks the key on every request regardless (app.establish_context).
+ */
+export function createKeyCheck(db: Database, ttlMs = 30_000) {
+  const known = new Map<string, { ok: boolean; until: number }>();
+  return async (keyId: string, organizationId: string): Promise<boolean> => {
+    const cacheKey = `${keyId}:${organizationId}`;
+    const hit = known.get(cacheKey);
+    if (hit && hit.until > Date.now()) return hit.ok;
+    const [row] = await db.query(
+      `select 1 from public.agent_api_keys
+        where id = $1::uuid and organization_id = $2::uuid and is_active and expires_at > now()`,
+      [keyId, organizationId],
+    );
+    if (known.size > 10_000) known.clear();
+    known.set(cacheKey, { ok: Boolean(row), until: Date.now() + ttlMs });
+    return Boolean(row);
+  };
+}

@@ -1,3 +1,4 @@
+import { mcpRoutes } from '../mcp/route.ts';
 import { authenticate } from '../platform/http/authenticate.ts';
 import { meter } from '../platform/http/meter.ts';
 import { newRouter } from '../platform/http/openapi.ts';
@@ -42,5 +43,7 @@ export function functionRoutes(s: Services) {
   ]) {
     app.route('/', r);
   }
+  // The MCP server authenticates and meters each JSON-RPC call itself (agents only).
+  app.route('/', mcpRoutes(s));
   return app;
 }

@@ -49,14 +49,19 @@ export function meter(s: Services): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const principal = c.get('principal');
     if (principal.kind === 'user' || principal.kind === 'agent') {
-      const std = await s.limits.standard.hit(callerKey(principal));
-      if (!std.allowed) throw rateLimited(std.retryAfterSeconds);
+      await meterCall(s, principal);
       if (await carriesManyRows(c)) await meterBulk(s, principal);
-      const org = claimedOrganization(principal);
-      if (org) await countApiCall(s, org);
     }
     await next();
   };
+}
+
+/** One call of a user or agent: the standard per-minute limit and the daily quota. */
+export async function meterCall(s: Services, principal: Principal): Promise<void> {
+  const std = await s.limits.standard.hit(callerKey(principal));
+  if (!std.allowed) throw rateLimited(std.retryAfterSeconds);
+  const org = claimedOrganization(principal);
+  if (org) await countApiCall(s, org);
 }
 
 async function countApiCall(s: Services, organizationId: string): Promise<void> {

@@ -1,0 +1,175 @@
+import type { Database, Principal, Queryable } from '../platform/db/database.ts';
+import { type AppError, notFound, toAppError } from '../platform/errors.ts';
+import { insertContact, normalizePhone } from './contacts.ts';
+import { readOrder } from './orders.ts';
+
+type Deps = { db: Database };
+
+export type OrderLineInput = {
+  item_id?: string;
+  name: string;
+  sku?: string;
+  quantity: number;
+  unit_price?: number;
+};
+
+export type CreateOrderInput = {
+  address: string;
+  phone_number: string;
+  items: OrderLineInput[];
+  contact_id?: string;
+  customer_name?: string;
+  customer_email?: string;
+  customer_phone?: string;
+  notes?: string;
+  currency?: string;
+};
+
+/** Something that did not link but did not stop the order either. */
+export type OrderWarning = { code: string; message: string; line?: number };
+
+type Item = { id: string; unit_price: string | number; auto_created: boolean };
+
+/**
+ * Runs `fn` inside a savepoint: when it fails, the transaction carries on as if it had not run.
+ * Linking inventory and contacts may fail (a plan ceiling, a race on a unique SKU) without
+ * losing the order.
+ */
+async function attempt<T>(tx: Queryable, fn: () => Promise<T>): Promise<{ ok: T } | { failed: AppError }> {
+  await tx.query('savepoint link');
+  try {
+    const ok = await fn();
+    await tx.query('release savepoint link');
+    return { ok };
+  } catch (err) {
+    await tx.query('rollback to savepoint link');
+    return { failed: toAppError(err) };
+  }
+}
+
+/**
+ * The inventory item a line refers to: the given item_id, else an item whose name matches
+ * (case-insensitive), else one whose SKU matches, else a new draft item flagged auto_created.
+ */
+async function linkItem(tx: Queryable, line: OrderLineInput, currency: string): Promise<Item> {
+  if (line.item_id) {
+    const [item] = await tx.query<Item>(
+      'select id, unit_price, auto_created from public.inventory_items where id = $1',
+      [line.item_id],
+    );
+    if (!item) throw notFound('inventory item');
+    return { ...item, auto_created: false };
+  }
+  const [match] = await tx.query<Item>(
+    `select id, unit_price, auto_created from public.inventory_items
+      where lower(name) = lower(btrim($1)) or ($2::text is not null and lower(sku) = lower(btrim($2)))
+      order by (lower(name) = lower(btrim($1))) desc, (status = 'active') desc, created_at limit 1`,
+    [line.name, line.sku ?? null],
+  );
+  if (match) return { ...match, auto_created: false };
+  const [created] = await tx.query<Item>(
+    `insert into public.inventory_items (name, sku, unit_price, currency, status, auto_created)
+     values (btrim($1), $2, $3, $4, 'draft', true) returning id, unit_price, auto_created`,
+    [line.name, line.sku ?? null, line.unit_price ?? 0, currency],
+  );
+  return created as Item;
+}
+
+/** The contact an order belongs to: the one named, else one with the customer's email or phone, else a new one. */
+async function linkContact(tx: Queryable, input: CreateOrderInput, phone: string | null) {
+  if (input.contact_id) {
+    const [c] = await tx.query<{ id: string }>('select id from public.contacts where id = $1', [
+      input.contact_id,
+    ]);
+    if (!c) throw notFound('contact');
+    return c.id;
+  }
+  const email = input.customer_email?.trim().toLowerCase() || null;
+  const name = input.customer_name?.trim() ?? '';
+  if (!email && !phone && !name) return null;
+  const [found] = await tx.query<{ id: string }>(
+    `select id from public.contacts where email = $1 or phone = $2
+      order by (email = $1) desc nulls last, created_at limit 1`,
+    [email, phone],
+  );
+  if (found) return found.id;
+  const [first, ...rest] = name.split(/\s+/);
+  const contact = await insertContact(
+    tx,
+    { first_name: first || null, last_name: rest.join(' ') || null, email, phone },
+    'order',
+  );
+  return contact.id;
+}
+
+/**
+ * svc_create_order: the order, its lines linked to inventory where possible, and its customer.
+ * The database numbers the order and computes its totals; linking never blocks the order.
+ */
+export async function createOrder(deps: Deps, principal: Principal, input: CreateOrderInput) {
+  const shippingPhone = normalizePhone(input.phone_number, 'phone_number');
+  const customerPhone = input.customer_phone ? normalizePhone(input.customer_phone, 'customer_phone') : null;
+  return deps.db.asPrincipal(principal, async (tx) => {
+    const warnings: OrderWarning[] = [];
+    const currency = input.currency?.toUpperCase() ?? 'USD';
+    let contactId: string | null = input.contact_id ?? null;
+    if (input.contact_id) {
+      contactId = await linkContact(tx, input, customerPhone); // a named contact must exist
+    } else {
+      const linked = await attempt(tx, () => linkContact(tx, input, customerPhone));
+      if ('ok' in linked) contactId = linked.ok;
+      else
+        warnings.push({
+          code: linked.failed.code,
+          message: `Customer not saved as a contact: ${linked.failed.message}`,
+        });
+    }
+    const [order] = await tx.query<{ id: string }>(
+      `insert into public.orders (contact_id, currency, shipping_address, shipping_phone_number,
+         customer_name, customer_email, customer_phone, notes, source)
+       values ($1, $2, $3, $4, $5, lower($6), $7, $8, 'mcp') returning id`,
+      [
+        contactId,
+        currency,
+        input.address.trim(),
+        shippingPhone,
+        input.customer_name?.trim() || null,
+        input.customer_email?.trim() || null,
+        customerPhone,
+        input.notes ?? null,
+      ],
+    );
+    const orderId = (order as { id: string }).id;
+    for (const [n, line] of input.items.entries()) {
+      let item: Item | null = null;
+      if (line.item_id) {
+        item = await linkItem(tx, line, currency); // a named item must exist: the caller's mistake otherwise
+      } else {
+        const linked = await attempt(tx, () => linkItem(tx, line, currency));
+        if ('ok' in linked) item = linked.ok;
+        else {
+          warnings.push({
+            code: linked.failed.code,
+            line: n,
+            message: `Line ${n + 1} ("${line.name}") is not linked to inventory: ${linked.failed.message}`,
+          });
+        }
+      }
+      await tx.query(
+        `insert into public.order_items (order_id, item_id, name, sku, quantity, unit_price, auto_created)
+         values ($1, $2, btrim($3), $4, $5, $6, $7)`,
+        [
+          orderId,
+          item?.id ?? null,
+          line.name,
+          line.sku?.trim() || null,
+          line.quantity,
+          line.unit_price ?? Number(item?.unit_price ?? 0),
+          item?.auto_created ?? false,
+        ],
+      );
+    }
+    const full = await readOrder(tx, { id: orderId });
+    return { order_number: full.order_number, order: full, warnings };
+  });
+}

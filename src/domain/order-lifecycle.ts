@@ -1,0 +1,32 @@
+// The order lifecycle of docs/decisions.md. The database enforces it (migrations/0007, table
+// app.order_transitions); this copy describes it to callers (svc://schema/orders, error hints),
+// and a test checks that the two agree pair by pair.
+
+export const ORDER_STATUSES = [
+  'pending',
+  'confirmed',
+  'processing',
+  'shipped',
+  'delivered',
+  'cancelled',
+  'returned',
+] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export const ORDER_TRANSITIONS: Record<OrderStatus, OrderStatus[]> = {
+  pending: ['confirmed', 'cancelled'],
+  confirmed: ['processing', 'cancelled'],
+  processing: ['shipped', 'cancelled'],
+  shipped: ['delivered', 'returned'],
+  delivered: ['returned'],
+  cancelled: [],
+  returned: [],
+};
+
+/** What each move does to the stock of line items linked to an inventory item. */
+export const STOCK_EFFECTS: Record<string, string> = {
+  confirmed: 'reserves: quantity_reserved += quantity',
+  cancelled: 'releases a reservation (from confirmed or processing): quantity_reserved -= quantity',
+  shipped: 'consumes the reservation: quantity_on_hand -= quantity, quantity_reserved -= quantity',
+  returned: 'restocks: quantity_on_hand += quantity',
+};

@@ -1,0 +1,51 @@
+import type { Principal } from '../platform/db/database.ts';
+import { agentKeyGone } from '../platform/errors.ts';
+import type { Services } from '../services.ts';
+import { usageReport } from './usage.ts';
+
+/**
+ * svc://organization/info: the organization, its plan with limits and usage, and who is asking
+ * (the agent's key, the scopes its token grants, when the token expires).
+ */
+export async function organizationInfo(
+  s: Pick<Services, 'db' | 'plans'>,
+  principal: Extract<Principal, { kind: 'agent' }>,
+  apiCallsToday: (organizationId: string) => Promise<number>,
+) {
+  const report = await usageReport(s, principal, apiCallsToday);
+  const [org] = await s.db.asPrincipal(
+    principal,
+    (tx) =>
+      tx.query<{ id: string; name: string; plan: string; created_at: string }>(
+        `select o.id, o.name, o.plan, to_jsonb(o.created_at) #>> '{}' as created_at
+           from public.organizations o where o.id = app.current_org_id()`,
+      ),
+    { readOnly: true },
+  );
+  if (!org) throw agentKeyGone();
+  // The caller's own key; agents do not otherwise read the key table.
+  const [key] = await s.db.query<{ name: string; key_prefix: string; scopes: string[]; expires_at: string }>(
+    `select name, key_prefix, scopes, to_jsonb(expires_at) #>> '{}' as expires_at
+       from public.agent_api_keys where id = $1 and organization_id = $2`,
+    [principal.keyId, org.id],
+  );
+  const plan = await s.plans.forOrganization(org.id);
+  const claims = principal.claims as { agent_scopes?: string[]; exp?: number };
+  return {
+    organization: org,
+    plan: { ...report.plan, limits: plan?.limits ?? null },
+    usage: report.usage,
+    warnings: report.warnings,
+    upgrade: report.upgrade,
+    auth: {
+      kind: 'agent',
+      key_id: principal.keyId,
+      key_name: key?.name ?? null,
+      key_prefix: key?.key_prefix ?? null,
+      key_scopes: key?.scopes ?? [],
+      key_expires_at: key?.expires_at ?? null,
+      granted_scopes: claims.agent_scopes ?? [],
+      token_expires_at: typeof claims.exp === 'number' ? new Date(claims.exp * 1000).toISOString() : null,
+    },
+  };
+}

@@ -1,0 +1,101 @@
+import type { Resource } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { ORDER_STATUSES, ORDER_TRANSITIONS, STOCK_EFFECTS } from '../domain/order-lifecycle.ts';
+import { organizationInfo } from '../domain/organization-info.ts';
+import { Contact, INVENTORY_STATUSES, InventoryItem, OrderItem, OrderWithItems } from '../domain/records.ts';
+import {
+  EDITABLE_POST_STATUSES,
+  MAX_SCHEDULE_AHEAD_DAYS,
+  MEDIA_CONSTRAINTS,
+  POST_STATUSES,
+  POST_TRANSITIONS,
+  SOCIAL_MINIMUM_PLAN,
+  SOCIAL_PLATFORMS,
+  SocialPost,
+  WRITABLE_PLATFORMS,
+} from '../domain/social.ts';
+import { apiCallsToday } from '../platform/http/meter.ts';
+import type { ToolContext } from './tool.ts';
+import { createContactTool } from './tools/contacts.ts';
+import { createOrderTool } from './tools/orders.ts';
+
+const schema = (s: z.ZodType, io: 'input' | 'output' = 'output') => z.toJSONSchema(s, { io });
+
+// The schema documents are the same for every caller: built once, from the tools' own definitions.
+const SCHEMAS: Record<string, unknown> = {
+  'svc://schema/contacts': {
+    record: schema(Contact),
+    create_input: schema(createContactTool.input, 'input'),
+    rules: [
+      'email is stored lower-cased and is unique within the organization',
+      'phone is E.164 (+ and country code); input may contain spaces, dashes and brackets',
+      'at most 50 tags',
+    ],
+  },
+  'svc://schema/orders': {
+    record: schema(OrderWithItems),
+    line_item: schema(OrderItem),
+    create_input: schema(createOrderTool.input, 'input'),
+    statuses: ORDER_STATUSES,
+    initial_status: 'pending',
+    lifecycle: ORDER_TRANSITIONS,
+    terminal_statuses: ORDER_STATUSES.filter((s) => ORDER_TRANSITIONS[s].length === 0),
+    stock_effects: STOCK_EFFECTS,
+    numbering: 'ORD- followed by a six-digit sequence per organization (ORD-000001, ORD-000002, …)',
+    rules: [
+      'totals are computed from the lines: line total = quantity × unit_price; total = subtotal + tax_total + shipping_total',
+      'lines can change only while the order is pending (error order_locked)',
+      'a line without item_id is linked by product name (case-insensitive), then SKU, else to a new draft item with auto_created',
+    ],
+  },
+  'svc://schema/inventory': {
+    record: schema(InventoryItem),
+    statuses: INVENTORY_STATUSES,
+    available: 'quantity_on_hand − quantity_reserved; negative means backordered',
+    low_stock: 'available ≤ reorder_point',
+    rules: ['sku is unique within the organization', 'draft items with auto_created came from order lines'],
+  },
+  'svc://schema/social': {
+    record: schema(SocialPost),
+    platforms: SOCIAL_PLATFORMS,
+    writable_platforms: WRITABLE_PLATFORMS,
+    statuses: POST_STATUSES,
+    lifecycle: POST_TRANSITIONS,
+    editable_statuses: EDITABLE_POST_STATUSES,
+    cancel: 'cancelling a scheduled post moves it back to draft and clears scheduled_at',
+    scheduling: { must_be_future: true, max_days_ahead: MAX_SCHEDULE_AHEAD_DAYS },
+    minimum_plan: SOCIAL_MINIMUM_PLAN,
+    media: MEDIA_CONSTRAINTS,
+  },
+};
+
+export const RESOURCES: Resource[] = [
+  {
+    uri: 'svc://organization/info',
+    name: 'organization-info',
+    title: 'Organization and access',
+    description:
+      'The organization, its plan with limits and current usage, and this agent’s key, scopes and token expiry',
+    mimeType: 'application/json',
+  },
+  ...(['contacts', 'orders', 'inventory', 'social'] as const).map((name) => ({
+    uri: `svc://schema/${name}`,
+    name: `schema-${name}`,
+    title: `${name[0]?.toUpperCase()}${name.slice(1)} schema`,
+    description: {
+      contacts: 'JSON Schema of a contact and the rules its fields follow',
+      orders: 'JSON Schema of an order and its lines, the status lifecycle and its stock effects',
+      inventory: 'JSON Schema of an inventory item, its statuses and how availability is computed',
+      social: 'Social platforms, the post lifecycle and media constraints',
+    }[name],
+    mimeType: 'application/json',
+  })),
+];
+
+/** The resource's JSON, or undefined for a URI this server does not have. */
+export async function readResource(uri: string, ctx: ToolContext): Promise<unknown | undefined> {
+  if (uri === 'svc://organization/info') {
+    return organizationInfo(ctx.s, ctx.principal, (org) => apiCallsToday(ctx.s, org));
+  }
+  return SCHEMAS[uri];
+}

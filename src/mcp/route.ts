@@ -1,0 +1,100 @@
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import { createKeyCheck } from '../domain/agent-keys.ts';
+import type { Principal } from '../platform/db/database.ts';
+import { AppError, errorBody, forbidden, toAppError, unauthorized } from '../platform/errors.ts';
+import { bearerToken, principalFromClaims, verifyBearer } from '../platform/http/authenticate.ts';
+import type { AppEnv } from '../platform/http/env.ts';
+import { claimedOrganization, meterCall } from '../platform/http/meter.ts';
+import type { Services } from '../services.ts';
+import { handleMcp } from './server.ts';
+
+type Agent = Extract<Principal, { kind: 'agent' }>;
+
+/** RFC 6750: a refused bearer token names itself in WWW-Authenticate. */
+function refuse(c: Context<AppEnv>, e: AppError) {
+  if (e.status === 401) {
+    c.header(
+      'WWW-Authenticate',
+      `Bearer realm="mcp-server", error="invalid_token", error_description="${e.message}"`,
+    );
+  }
+  for (const [k, v] of Object.entries(e.headers)) c.header(k, v);
+  return c.json(errorBody(e), e.status as 401);
+}
+
+/** Only an agent JWT opens the MCP server (spec 4.6, 5.4). */
+async function agentOf(s: Services, c: Context<AppEnv>, keyStillValid: ReturnType<typeof createKeyCheck>) {
+  const token = bearerToken(c);
+  if (!token)
+    throw unauthorized('Send an agent JWT as "Authorization: Bearer <token>"; get one from agent-auth');
+  if (token.startsWith('svc_ak_')) {
+    throw new AppError(
+      401,
+      'unauthorized',
+      'This is a raw API key: exchange it for an agent JWT at agent-auth and send that token instead',
+      { auth_endpoint: `${s.publicUrl}/functions/v1/agent-auth` },
+    );
+  }
+  const principal = principalFromClaims(await verifyBearer(s.tokens, token));
+  if (principal.kind === 'anon') throw unauthorized('The anon key identifies no one: send an agent JWT');
+  if (principal.kind !== 'agent') {
+    throw forbidden(
+      'The MCP server is for AI agents: use an agent JWT from agent-auth (people use /rest/v1)',
+    );
+  }
+  const org = claimedOrganization(principal);
+  if (!org || !(await keyStillValid(principal.keyId, org))) {
+    throw unauthorized('The API key behind this token was revoked or has expired; call agent-auth again');
+  }
+  return principal as Agent;
+}
+
+/** JSON-RPC requests in a body (notifications and responses cost nothing). */
+const callsIn = (body: unknown): number =>
+  (Array.isArray(body) ? body : [body]).filter(
+    (m) => typeof m === 'object' && m !== null && 'method' in m && 'id' in m,
+  ).length;
+
+/** POST /functions/v1/mcp-server: MCP Streamable HTTP, JSON responses, no sessions. */
+export function mcpRoutes(s: Services) {
+  const keyStillValid = createKeyCheck(s.db);
+  const app = new Hono<AppEnv>();
+  app.on(['GET', 'DELETE'], '/mcp-server', (c) => {
+    c.header('Allow', 'POST');
+    return c.json(
+      errorBody(
+        new AppError(
+          405,
+          'method_not_allowed',
+          'This MCP server is stateless: send JSON-RPC messages with POST',
+          {
+            allowed_methods: ['POST'],
+          },
+        ),
+      ),
+      405,
+    );
+  });
+  app.post('/mcp-server', async (c) => {
+    let principal: Agent;
+    try {
+      principal = await agentOf(s, c, keyStillValid);
+    } catch (err) {
+      return refuse(c, toAppError(err));
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(await c.req.text());
+    } catch {
+      // JSON-RPC's own answer to a body that is not JSON.
+      return c.json(
+        { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not JSON' } },
+        400,
+      );
+    }
+    for (let i = Math.max(1, callsIn(body)); i > 0; i--) await meterCall(s, principal);
+    return handleMcp(c.req.raw, body, { s, principal });
+  });
+  return app;
+}

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { checkStock, listInventory } from '../../domain/inventory.ts';
+import { INVENTORY_STATUSES, InventorySummary } from '../../domain/records.ts';
+import { validationError } from '../../platform/errors.ts';
+import { defineTool } from '../tool.ts';
+import { cursor, limit, nextCursor, READ } from './common.ts';
+
+export const listInventoryTool = defineTool({
+  name: 'svc_list_inventory',
+  title: 'List inventory',
+  description:
+    'Lists inventory items newest first, filtered by name, SKU, status or low stock (available at or below the reorder point). Draft items with auto_created were made from order lines that matched nothing and await review. Returns compact items with on hand, reserved and available quantities, and next_cursor.',
+  scope: 'read',
+  input: z.object({
+    name: z.string().max(300).optional().describe('Part of the item name'),
+    sku: z.string().max(100).optional().describe('Exact SKU (case-insensitive)'),
+    status: z.enum(INVENTORY_STATUSES).optional().describe('active, draft (awaiting review) or archived'),
+    low_stock: z.boolean().optional().describe('true: only items at or below their reorder point'),
+    limit: limit(),
+    cursor: cursor(),
+  }),
+  output: z.object({ items: z.array(InventorySummary), next_cursor: nextCursor() }),
+  annotations: READ,
+  run: ({ s, principal }, args) => listInventory(s, principal, args),
+});
+
+export const checkStockTool = defineTool({
+  name: 'svc_check_stock',
+  title: 'Check stock',
+  description:
+    'Tells how much of one item is on hand, reserved by confirmed orders, available to sell and backordered, and whether it is at its reorder point. Identify the item by item_id or by sku.',
+  scope: 'read',
+  input: z.object({
+    item_id: z.guid().optional().describe('The inventory item’s id'),
+    sku: z.string().min(1).max(100).optional().describe('The item’s SKU'),
+  }),
+  output: z.object({
+    item_id: z.guid(),
+    name: z.string(),
+    sku: z.string().nullable(),
+    status: z.enum(INVENTORY_STATUSES),
+    warehouse_id: z.guid().nullable(),
+    quantity_on_hand: z.number().int(),
+    quantity_reserved: z.number().int(),
+    available: z.number().int().describe('on hand − reserved; negative when backordered'),
+    backordered: z.number().int().describe('Units promised beyond what is on hand'),
+    reorder_point: z.number().int(),
+    needs_reorder: z.boolean().describe('available is at or below the reorder point'),
+  }),
+  annotations: READ,
+  run: ({ s, principal }, { item_id, sku }) => {
+    if (!item_id === !sku)
+      throw validationError([{ path: 'item_id', message: 'Give exactly one of item_id or sku' }]);
+    return checkStock(s, principal, item_id ? { item_id } : { sku: sku as string }) as never;
+  },
+});
