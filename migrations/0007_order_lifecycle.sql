@@ -9,6 +9,9 @@ alter table public.orders
   add column customer_email text check (length(customer_email) <= 320),
   add column customer_phone text check (length(customer_phone) <= 40);
 
+-- Lines keep the order they were given in (one insert gives them all the same created_at).
+alter table public.order_items add column line_number integer check (line_number > 0);
+
 create table app.order_transitions (
   from_status text not null,
   to_status text not null,

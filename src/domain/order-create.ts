@@ -156,8 +156,8 @@ export async function createOrder(deps: Deps, principal: Principal, input: Creat
         }
       }
       await tx.query(
-        `insert into public.order_items (order_id, item_id, name, sku, quantity, unit_price, auto_created)
-         values ($1, $2, btrim($3), $4, $5, $6, $7)`,
+        `insert into public.order_items (order_id, item_id, name, sku, quantity, unit_price, auto_created, line_number)
+         values ($1, $2, btrim($3), $4, $5, $6, $7, $8)`,
         [
           orderId,
           item?.id ?? null,
@@ -166,6 +166,7 @@ export async function createOrder(deps: Deps, principal: Principal, input: Creat
           line.quantity,
           line.unit_price ?? Number(item?.unit_price ?? 0),
           item?.auto_created ?? false,
+          n + 1,
         ],
       );
     }

@@ -61,7 +61,8 @@ export async function readOrder(tx: Queryable, where: { id: string } | { order_n
     `select to_jsonb(o) || jsonb_build_object(
        'items', coalesce((select jsonb_agg(jsonb_build_object('id', i.id, 'order_id', i.order_id, 'item_id', i.item_id,
                   'name', i.name, 'sku', i.sku, 'quantity', i.quantity, 'unit_price', i.unit_price, 'total', i.total,
-                  'auto_created', i.auto_created) order by i.created_at, i.id)
+                  'auto_created', i.auto_created, 'line_number', i.line_number)
+                  order by i.line_number nulls last, i.created_at, i.id)
                  from public.order_items i where i.organization_id = o.organization_id and i.order_id = o.id), '[]'),
        'status_history', coalesce((select jsonb_agg(jsonb_build_object('from_status', e.from_status,
                   'to_status', e.to_status, 'note', e.note, 'actor', e.actor, 'created_at', e.created_at)
@@ -94,8 +95,8 @@ export async function updateOrderStatus(
 ) {
   return deps.db.asPrincipal(principal, async (tx) => {
     const [row] = await tx.query<{ previous: OrderStatus }>(
-      `select set_config('svc.status_note', $3, true), o.status as previous from public.orders o where o.id = $1`,
-      [input.order_id, input.status, input.note ?? ''],
+      `select set_config('svc.status_note', $2, true), o.status as previous from public.orders o where o.id = $1`,
+      [input.order_id, input.note ?? ''],
     );
     if (!row) throw notFound('order');
     if (row.previous !== input.status) {

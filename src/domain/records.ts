@@ -90,6 +90,7 @@ export const OrderItem = z
     unit_price: money('Price of one unit'),
     total: money('quantity × unit_price'),
     auto_created: z.boolean().describe('The linked inventory item was created for this line as a draft'),
+    line_number: z.number().int().nullable().describe('Position in the order as created (1, 2, …)'),
   })
   .describe('One line of an order');
 

@@ -142,6 +142,20 @@ export async function insert(s: Services, c: Context, table: string) {
     throw badBody('Send a JSON object or a non-empty array of objects');
   }
   const listed = params.get('columns');
+  // As PostgREST: without ?columns every object must carry the same keys, or some would be lost.
+  const keys = (r: Row) => Object.keys(r).sort().join(',');
+  if (!listed && rows.some((r) => keys(r) !== keys(rows[0] as Row))) {
+    throw new AppError(
+      400,
+      'validation_error',
+      'All object keys must match',
+      {},
+      {
+        code: 'PGRST102',
+        hint: 'Give every row the same keys, or list the columns with ?columns=',
+      },
+    );
+  }
   const columns = columnsOf(
     rel,
     listed ? splitTop(listed).map((n) => n.trim().replace(/^"|"$/g, '')) : Object.keys(rows[0] as Row),

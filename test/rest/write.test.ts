@@ -137,6 +137,20 @@ describe('writes with @supabase/postgrest-js', () => {
     expect(good.data?.map((r) => r.first_name).sort()).toEqual(['a1', 'a2']);
   });
 
+  it('refuses an array whose objects carry different keys unless ?columns lists them (PGRST102)', async () => {
+    const rows = [{ first_name: 'keys-a' }, { first_name: 'keys-b', company: 'Would be lost' }];
+    const r = await call(svc, 'POST', '/rest/v1/contacts', { token: owner.access_token, body: rows });
+    expect(r.status).toBe(400);
+    expect(r.json).toMatchObject({ code: 'PGRST102', message: 'All object keys must match' });
+    const listed = await call(svc, 'POST', '/rest/v1/contacts?columns=first_name,company&select=company', {
+      token: owner.access_token,
+      body: rows,
+      headers: { prefer: 'return=representation' },
+    });
+    expect(listed.status).toBe(201);
+    expect(listed.json.map((c: { company: string | null }) => c.company).sort()).toEqual(['Would be lost', null]);
+  });
+
   it('upserts with merge-duplicates and ignore-duplicates on a unique key', async () => {
     const row = { source: 'shopify', external_id: 'cust-9', first_name: 'Ann' };
     const onConflict = 'organization_id,source,external_id';
