@@ -44,13 +44,20 @@ const ErrorBody = z
   })
   .describe('A refused call (isError: true)');
 
-const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
-  const { $schema: _, ...rest } = z.toJSONSchema(schema, { target: 'draft-7', io }) as Record<
-    string,
-    unknown
-  >;
-  return rest;
-};
+/** A uuid's `format` says all its long `pattern` does; tools/list repeats it for every id. */
+function compact(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(compact);
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === '$schema' || (k === 'pattern' && (node as { format?: string }).format === 'uuid')) continue;
+    out[k] = compact(v);
+  }
+  return out;
+}
+
+const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
+  compact(z.toJSONSchema(schema, { target: 'draft-7', io })) as Record<string, unknown>;
 
 /**
  * tools/list, computed once. The output schema admits the error body as well as the result:
