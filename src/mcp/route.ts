@@ -1,11 +1,12 @@
+import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { Hono } from 'hono';
 import { createKeyCheck } from '../domain/agent-keys.ts';
 import type { Principal } from '../platform/db/database.ts';
 import { AppError, errorBody, forbidden, toAppError, unauthorized } from '../platform/errors.ts';
 import { bearerToken, principalFromClaims, verifyBearer } from '../platform/http/authenticate.ts';
 import type { AppEnv } from '../platform/http/env.ts';
 import { claimedOrganization, meterCall } from '../platform/http/meter.ts';
+import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import type { Services } from '../services.ts';
 import { handleMcp } from './server.ts';
 
@@ -59,7 +60,28 @@ const callsIn = (body: unknown): number =>
 /** POST /functions/v1/mcp-server: MCP Streamable HTTP, JSON responses, no sessions. */
 export function mcpRoutes(s: Services) {
   const keyStillValid = createKeyCheck(s.db);
-  const app = new Hono<AppEnv>();
+  const app = newRouter();
+  // Described for /openapi.json; the MCP SDK, not zod-openapi, reads and answers the body.
+  app.openAPIRegistry.registerPath({
+    method: 'post',
+    path: '/mcp-server',
+    summary: 'Hosted MCP server (Streamable HTTP, JSON responses, stateless)',
+    description:
+      'JSON-RPC 2.0: initialize, ping, tools/list, tools/call, resources/list, resources/read, resources/templates/list. Agent JWT only; send Accept: application/json, text/event-stream.',
+    request: jsonBody(
+      z.object({
+        jsonrpc: z.literal('2.0'),
+        id: z.union([z.string(), z.number()]).optional(),
+        method: z.string().openapi({ example: 'tools/call' }),
+        params: z.record(z.string(), z.unknown()).optional(),
+      }),
+    ),
+    responses: {
+      200: jsonResponse(z.record(z.string(), z.unknown()), 'JSON-RPC response'),
+      202: { description: 'Notifications only: accepted, no body' },
+      ...errorResponses(401, 403, 405, 429),
+    },
+  });
   app.on(['GET', 'DELETE'], '/mcp-server', (c) => {
     c.header('Allow', 'POST');
     return c.json(

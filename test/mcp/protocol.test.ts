@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, type Session, signUp } from '../helpers/http.ts';
+import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
 import { agentToken, mcpClient, mcpUrl, setPlan, tool } from '../helpers/mcp.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
@@ -95,6 +95,11 @@ describe('the MCP endpoint', () => {
     ]);
     expect((await client.listResourceTemplates()).resourceTemplates).toEqual([]);
     await client.close();
+  });
+
+  it('is described in the service’s OpenAPI document', async () => {
+    const doc = await (await fetch(`${svc.url}/openapi.json`)).json();
+    expect(doc.paths['/functions/v1/mcp-server'].post.summary).toMatch(/MCP/);
   });
 
   it('answers GET and DELETE with 405', async () => {
@@ -202,5 +207,56 @@ describe('who may call it', () => {
       'unauthorized',
       /revoked/,
     );
+  });
+});
+
+describe('limits on MCP calls', () => {
+  it('counts every JSON-RPC call against the per-minute limit and the plan’s daily quota', async () => {
+    const small = await startTestService({ RATE_LIMIT_STANDARD_PER_MINUTE: '4' });
+    try {
+      const me = await signUp(small, 'Metered Ltd');
+      await setPlan(small, me, 'starter');
+      const { token } = await agentToken(small, me, ['read']);
+      const other = await agentToken(small, me, ['read']); // its own per-minute budget
+      const list = (id: number) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'svc_list_contacts', arguments: {} },
+      });
+      const post = (body: unknown) =>
+        fetch(mcpUrl(small), {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${token}`,
+          },
+          body: JSON.stringify(body),
+        });
+      expect((await post(list(1))).status).toBe(200);
+      // A batch of three is three calls (2025-03-26 allows batches): 4 of 4 used.
+      expect((await post([list(2), list(3), list(4)])).status).toBeLessThan(300);
+      const over = await post(list(5));
+      expect(over.status).toBe(429);
+      expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await over.json()).error).toBe('rate_limit_exceeded');
+
+      await small.services.db.query("update plans set api_calls_per_day = 2 where slug = 'starter'");
+      small.services.plans.forget(orgOf(me));
+      const quota = await fetch(mcpUrl(small), {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${other.token}`,
+        },
+        body: JSON.stringify(list(6)),
+      });
+      expect(quota.status).toBe(429);
+      expect((await quota.json()).error).toBe('quota_exceeded');
+    } finally {
+      await small.stop();
+    }
   });
 });

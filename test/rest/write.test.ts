@@ -148,7 +148,10 @@ describe('writes with @supabase/postgrest-js', () => {
       headers: { prefer: 'return=representation' },
     });
     expect(listed.status).toBe(201);
-    expect(listed.json.map((c: { company: string | null }) => c.company).sort()).toEqual(['Would be lost', null]);
+    expect(listed.json.map((c: { company: string | null }) => c.company).sort()).toEqual([
+      'Would be lost',
+      null,
+    ]);
   });
 
   it('upserts with merge-duplicates and ignore-duplicates on a unique key', async () => {
