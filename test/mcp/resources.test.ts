@@ -101,8 +101,9 @@ describe('svc://schema/*', () => {
     const { tools } = await client.listTools();
     const get = tools.find((t) => t.name === 'svc_get_contact');
     const resource = await read('svc://schema/contacts');
-    const listed = (get?.outputSchema as { anyOf: { properties: { contact: { properties: object } } }[] })
-      .anyOf[0];
+    const listed = (
+      get!.outputSchema as unknown as { anyOf: { properties: { contact: { properties: object } } }[] }
+    ).anyOf[0];
     expect(Object.keys(listed?.properties.contact.properties ?? {})).toEqual(
       Object.keys(resource.record.properties),
     );
