@@ -63,7 +63,8 @@ create trigger orders_transition before update of status on public.orders
 
 -- Stock follows the lifecycle for lines linked to an inventory item: confirmed reserves,
 -- cancelled releases a reservation, shipped consumes it, returned restocks. Items are locked in
--- id order so that two orders moving the same items cannot deadlock.
+-- id order so that two orders moving the same items cannot deadlock, and with NO KEY UPDATE, which
+-- does not conflict with the KEY SHARE lock a new order line's foreign key check takes.
 create or replace function app.move_order_stock(org uuid, order_id uuid, from_status text, to_status text)
 returns void
 language plpgsql security definer set search_path = ''
@@ -82,7 +83,7 @@ begin
   perform 1 from public.inventory_items i
    where i.organization_id = org
      and i.id in (select l.item_id from public.order_items l where l.organization_id = org and l.order_id = move_order_stock.order_id)
-   order by i.id for update;
+   order by i.id for no key update;
   update public.inventory_items i
      set quantity_reserved = greatest(0, i.quantity_reserved + reserve * l.quantity),
          quantity_on_hand = i.quantity_on_hand + on_hand * l.quantity
@@ -133,6 +134,7 @@ language sql stable security definer set search_path = ''
 as $$
   select o.status from public.orders o where o.organization_id = org and o.id = order_id
 $$;
+revoke all on function app.order_status_of(uuid, uuid) from public;
 
 create or replace function app.guard_order_lines() returns trigger
 language plpgsql security definer set search_path = ''
@@ -140,8 +142,17 @@ as $$
 declare
   locked text;
 begin
+  -- Imports (the service path) may write any order with its lines; they move no stock.
+  if current_setting('role', true) is distinct from 'authenticated' then
+    return case when tg_op = 'DELETE' then old else new end;
+  end if;
+  -- Unlinking is allowed only as the foreign key's SET NULL, when the item itself is gone:
+  -- otherwise a caller could unlink a reserved line and strand its reservation.
   if tg_op = 'UPDATE' and new.order_id = old.order_id and new.quantity = old.quantity
-     and new.unit_price = old.unit_price and (new.item_id is not distinct from old.item_id or new.item_id is null) then
+     and new.unit_price = old.unit_price
+     and (new.item_id is not distinct from old.item_id
+          or (new.item_id is null and not exists (select 1 from public.inventory_items i
+                where i.organization_id = old.organization_id and i.id = old.item_id))) then
     return new;
   end if;
   -- A missing order is one being deleted: its lines go with it.

@@ -34,7 +34,8 @@ const FIELDS = [
  * and international ones with a leading 00; the country code itself cannot be guessed.
  */
 export function normalizePhone(raw: string, path = 'phone'): string {
-  let p = raw.replace(/[\s().\-/]/g, '');
+  // "+44 (0)20 …": the bracketed trunk zero is dialled only inside the country.
+  let p = raw.replace(/^(\s*(?:\+|00)\s*[1-9]\d{0,2})\s*\(0\)/, '$1').replace(/[\s().\-/]/g, '');
   if (p.startsWith('00')) p = `+${p.slice(2)}`;
   if (!/^\+[1-9][0-9]{6,14}$/.test(p)) {
     throw validationError(

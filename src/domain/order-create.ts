@@ -28,7 +28,8 @@ export type CreateOrderInput = {
 /** Something that did not link but did not stop the order either. */
 export type OrderWarning = { code: string; message: string; line?: number };
 
-type Item = { id: string; unit_price: string | number; auto_created: boolean };
+type Item = { id: string; unit_price: string | number; currency: string; auto_created: boolean };
+const ITEM = 'id, unit_price, currency, auto_created';
 
 /**
  * Runs `fn` inside a savepoint: when it fails, the transaction carries on as if it had not run.
@@ -47,21 +48,10 @@ async function attempt<T>(tx: Queryable, fn: () => Promise<T>): Promise<{ ok: T 
   }
 }
 
-/**
- * The inventory item a line refers to: the given item_id, else an item whose name matches
- * (case-insensitive), else one whose SKU matches, else a new draft item flagged auto_created.
- */
-async function linkItem(tx: Queryable, line: OrderLineInput, currency: string): Promise<Item> {
-  if (line.item_id) {
-    const [item] = await tx.query<Item>(
-      'select id, unit_price, auto_created from public.inventory_items where id = $1',
-      [line.item_id],
-    );
-    if (!item) throw notFound('inventory item');
-    return { ...item, auto_created: false };
-  }
+/** An item whose name matches the line's (case-insensitive), else its SKU, else a new draft item. */
+async function matchItem(tx: Queryable, line: OrderLineInput, currency: string): Promise<Item> {
   const [match] = await tx.query<Item>(
-    `select id, unit_price, auto_created from public.inventory_items
+    `select ${ITEM} from public.inventory_items
       where lower(name) = lower(btrim($1)) or ($2::text is not null and lower(sku) = lower(btrim($2)))
       order by (lower(name) = lower(btrim($1))) desc, (status = 'active') desc, created_at limit 1`,
     [line.name, line.sku ?? null],
@@ -69,10 +59,62 @@ async function linkItem(tx: Queryable, line: OrderLineInput, currency: string): 
   if (match) return { ...match, auto_created: false };
   const [created] = await tx.query<Item>(
     `insert into public.inventory_items (name, sku, unit_price, currency, status, auto_created)
-     values (btrim($1), $2, $3, $4, 'draft', true) returning id, unit_price, auto_created`,
+     values (btrim($1), $2, $3, $4, 'draft', true) returning ${ITEM}`,
     [line.name, line.sku ?? null, line.unit_price ?? 0, currency],
   );
   return created as Item;
+}
+
+/**
+ * The inventory item of a line: the given item_id when it exists in the organization, else a
+ * match by name or SKU. Nothing here stops the order: what fails is reported as a warning.
+ */
+async function linkItem(
+  tx: Queryable,
+  line: OrderLineInput,
+  n: number,
+  currency: string,
+  warn: (w: OrderWarning) => void,
+): Promise<Item | null> {
+  const label = `Line ${n + 1} ("${line.name}")`;
+  if (line.item_id) {
+    const [item] = await tx.query<Item>(`select ${ITEM} from public.inventory_items where id = $1`, [
+      line.item_id,
+    ]);
+    if (item) return { ...item, auto_created: false };
+    warn({
+      code: 'not_found',
+      line: n,
+      message: `${label}: no inventory item ${line.item_id} in this organization; matched by name and SKU instead`,
+    });
+  }
+  const linked = await attempt(tx, () => matchItem(tx, line, currency));
+  if ('ok' in linked) return linked.ok;
+  warn({
+    code: linked.failed.code,
+    line: n,
+    message: `${label} is not linked to inventory: ${linked.failed.message}`,
+  });
+  return null;
+}
+
+/** A line's price: the one given, else the linked item's when it is in the order's currency. */
+function linePrice(
+  line: OrderLineInput,
+  n: number,
+  item: Item | null,
+  currency: string,
+  warn: (w: OrderWarning) => void,
+) {
+  if (line.unit_price !== undefined) return line.unit_price;
+  if (!item) return 0;
+  if (item.currency === currency) return Number(item.unit_price);
+  warn({
+    code: 'currency_mismatch',
+    line: n,
+    message: `Line ${n + 1} ("${line.name}"): the item is priced in ${item.currency}, the order is in ${currency}; give unit_price`,
+  });
+  return 0;
 }
 
 /** The contact an order belongs to: the one named, else one with the customer's email or phone, else a new one. */
@@ -140,21 +182,9 @@ export async function createOrder(deps: Deps, principal: Principal, input: Creat
       ],
     );
     const orderId = (order as { id: string }).id;
+    const warn = (w: OrderWarning) => warnings.push(w);
     for (const [n, line] of input.items.entries()) {
-      let item: Item | null = null;
-      if (line.item_id) {
-        item = await linkItem(tx, line, currency); // a named item must exist: the caller's mistake otherwise
-      } else {
-        const linked = await attempt(tx, () => linkItem(tx, line, currency));
-        if ('ok' in linked) item = linked.ok;
-        else {
-          warnings.push({
-            code: linked.failed.code,
-            line: n,
-            message: `Line ${n + 1} ("${line.name}") is not linked to inventory: ${linked.failed.message}`,
-          });
-        }
-      }
+      const item = await linkItem(tx, line, n, currency, warn);
       await tx.query(
         `insert into public.order_items (order_id, item_id, name, sku, quantity, unit_price, auto_created, line_number)
          values ($1, $2, btrim($3), $4, $5, $6, $7, $8)`,
@@ -164,7 +194,7 @@ export async function createOrder(deps: Deps, principal: Principal, input: Creat
           line.name,
           line.sku?.trim() || null,
           line.quantity,
-          line.unit_price ?? Number(item?.unit_price ?? 0),
+          linePrice(line, n, item, currency, warn),
           item?.auto_created ?? false,
           n + 1,
         ],

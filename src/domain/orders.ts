@@ -12,6 +12,9 @@ export function normalizeOrderNumber(raw: string): string {
   return digits ? `ORD-${digits.padStart(6, '0')}` : raw.trim().toUpperCase();
 }
 
+/** A date alone means its start in UTC, whatever the database session's time zone. */
+const utcInstant = (v: string) => (/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);
+
 export type OrderFilter = {
   status?: OrderStatus[];
   contact_id?: string;
@@ -32,8 +35,8 @@ export async function listOrders(deps: Deps, principal: Principal, f: OrderFilte
   if (f.status?.length) where.push(`o.status = any (${bind(f.status)}::text[])`);
   if (f.contact_id) where.push(`o.contact_id = ${bind(f.contact_id)}`);
   if (f.order_number) where.push(`o.order_number = ${bind(normalizeOrderNumber(f.order_number))}`);
-  if (f.created_after) where.push(`o.created_at >= ${bind(f.created_after)}::timestamptz`);
-  if (f.created_before) where.push(`o.created_at < ${bind(f.created_before)}::timestamptz`);
+  if (f.created_after) where.push(`o.created_at >= ${bind(utcInstant(f.created_after))}::timestamptz`);
+  if (f.created_before) where.push(`o.created_at < ${bind(utcInstant(f.created_before))}::timestamptz`);
   const tail = keyset('o', f.cursor, f.limit, where, params);
   const rows = await deps.db.asPrincipal(
     principal,
@@ -95,7 +98,8 @@ export async function updateOrderStatus(
 ) {
   return deps.db.asPrincipal(principal, async (tx) => {
     const [row] = await tx.query<{ previous: OrderStatus }>(
-      `select set_config('svc.status_note', $2, true), o.status as previous from public.orders o where o.id = $1`,
+      `select set_config('svc.status_note', $2, true), o.status as previous from public.orders o
+        where o.id = $1 for update`,
       [input.order_id, input.note ?? ''],
     );
     if (!row) throw notFound('order');

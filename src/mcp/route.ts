@@ -15,9 +15,11 @@ type Agent = Extract<Principal, { kind: 'agent' }>;
 /** RFC 6750: a refused bearer token names itself in WWW-Authenticate. */
 function refuse(c: Context<AppEnv>, e: AppError) {
   if (e.status === 401) {
+    // A quoted-string may not carry '"' or '\' (RFC 6750, section 3).
+    const description = e.message.replace(/["\\]/g, "'");
     c.header(
       'WWW-Authenticate',
-      `Bearer realm="mcp-server", error="invalid_token", error_description="${e.message}"`,
+      `Bearer realm="mcp-server", error="invalid_token", error_description="${description}"`,
     );
   }
   for (const [k, v] of Object.entries(e.headers)) c.header(k, v);

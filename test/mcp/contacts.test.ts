@@ -45,6 +45,8 @@ describe('svc_create_contact and svc_get_contact', () => {
       source: 'mcp',
       address: { city: 'São Paulo', country: 'BR' },
     });
+    const uk = await tool(writer, 'svc_create_contact', { first_name: 'Uk', phone: '+44 (0)20 7946 0000' });
+    expect(uk.body.contact.phone).toBe('+442079460000');
     const got = await tool(reader, 'svc_get_contact', { contact_id: r.body.contact.id });
     expect(got.body.contact).toEqual(r.body.contact);
     expect(got.body.recent_orders).toEqual([]);

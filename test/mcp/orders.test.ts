@@ -173,22 +173,48 @@ describe('svc_create_order', () => {
     ]);
   });
 
-  it('refuses another organization’s contact or item as not_found, and writes nothing', async () => {
+  it('refuses another organization’s contact as not_found and writes nothing', async () => {
     const theirs = (await tool(stranger, 'svc_create_contact', { first_name: 'Theirs' })).body.contact;
-    const theirItem = await newItem(other, { name: 'Their widget' });
     const before = (await rest(owner, 'GET', 'orders?select=id')).json.length;
     const viaContact = await createOrder(writer, {
       contact_id: theirs.id,
       items: [{ name: 'x', quantity: 1 }],
     });
     expect(viaContact.body).toMatchObject({ error: 'not_found', message: expect.stringMatching(/contact/) });
-    const viaItem = await createOrder(writer, { items: [{ item_id: theirItem.id, name: 'x', quantity: 1 }] });
-    expect(viaItem.body).toMatchObject({
-      error: 'not_found',
-      message: expect.stringMatching(/inventory item/),
-    });
+    expect(JSON.stringify(viaContact.body)).not.toContain('Theirs');
     expect((await rest(owner, 'GET', 'orders?select=id')).json.length).toBe(before);
-    expect(JSON.stringify([viaContact.body, viaItem.body])).not.toMatch(/Theirs|Their widget/);
+  });
+
+  it('never links a line to another organization’s item: it matches by name instead and says so', async () => {
+    const theirItem = await newItem(other, { name: 'Their widget', unit_price: 99 });
+    const r = await createOrder(writer, {
+      items: [{ item_id: theirItem.id, name: 'Widget of ours', quantity: 1 }],
+    });
+    expect(r.isError).toBe(false);
+    const line = r.body.order.items[0];
+    expect(line.item_id).not.toBe(theirItem.id);
+    expect(line).toMatchObject({ auto_created: true, unit_price: 0 });
+    expect(r.body.warnings).toEqual([
+      expect.objectContaining({
+        code: 'not_found',
+        line: 0,
+        message: expect.stringMatching(/matched by name/),
+      }),
+    ]);
+    expect(JSON.stringify(r.body)).not.toContain('Their widget');
+  });
+
+  it('takes an item’s price only in the order’s currency', async () => {
+    const euro = await newItem(owner, { name: 'Euro thing', unit_price: 10, currency: 'EUR' });
+    const r = await createOrder(writer, { currency: 'USD', items: [{ name: 'euro thing', quantity: 2 }] });
+    expect(r.body.order.items[0]).toMatchObject({ item_id: euro.id, unit_price: 0 });
+    expect(r.body.warnings).toEqual([expect.objectContaining({ code: 'currency_mismatch', line: 0 })]);
+    const inEuro = await createOrder(writer, {
+      currency: 'EUR',
+      items: [{ name: 'euro thing', quantity: 2 }],
+    });
+    expect(inEuro.body.order.total).toBe(20);
+    expect(inEuro.body.warnings).toEqual([]);
   });
 
   it('refuses malformed orders with validation_error', async () => {

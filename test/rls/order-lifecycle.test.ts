@@ -229,6 +229,33 @@ describe('lines of an order that holds stock', () => {
     expect(await stock(item)).toEqual({ quantity_on_hand: 5, quantity_reserved: 1 });
   });
 
+  it('cannot be unlinked from a held item (the reservation would be stranded)', async () => {
+    const item = await newItem(5);
+    const id = await orderIn('pending', [[item, 3]]);
+    await move(id, 'confirmed');
+    expect(
+      await sqlstate(
+        as(fresh.db, t.member.as, 'update order_items set item_id = null where order_id = $1', [id]),
+      ),
+    ).toBe('SV409');
+    await move(id, 'cancelled');
+    expect(await stock(item)).toEqual({ quantity_on_hand: 5, quantity_reserved: 0 });
+  });
+
+  it('can be written by the import path for an order in any status', async () => {
+    const id = await orderIn('pending');
+    await fresh.db.query("update orders set status = 'confirmed' where id = $1", [id]);
+    await fresh.db.query(
+      "insert into order_items (organization_id, order_id, name, quantity) values ($1, $2, 'imported', 2)",
+      [t.orgId, id],
+    );
+    const [order] = await fresh.db.query<{ n: number }>(
+      'select count(*)::int as n from order_items where order_id = $1',
+      [id],
+    );
+    expect(order?.n).toBe(1);
+  });
+
   it('still lets an inventory item be deleted, unlinking its lines', async () => {
     const item = await newItem(5);
     const id = await orderIn('pending', [[item, 1]]);
