@@ -63,6 +63,16 @@ describe('svc_list_inventory', () => {
     expect(pot).toMatchObject({ quantity_on_hand: 0, quantity_reserved: 2, available: -2 });
   });
 
+  it('refuses a status it does not know and a cursor it did not issue', async () => {
+    const bad = await tool(agent, 'svc_list_inventory', { status: 'sold_out' });
+    expect(bad.body).toMatchObject({ error: 'validation_error', details: { issues: [{ path: 'status' }] } });
+    const cursor = await tool(agent, 'svc_list_inventory', {
+      cursor: Buffer.from('["x","y"]').toString('base64url'),
+    });
+    expect(cursor.body.error).toBe('validation_error');
+    expect((await tool(stranger, 'svc_list_inventory', {})).body.items).toEqual([]);
+  });
+
   it('pages to the end', async () => {
     const seen: string[] = [];
     let cursor: string | null = null;
