@@ -154,7 +154,7 @@ export async function createOrder(deps: Deps, principal: Principal, input: Creat
   return deps.db.asPrincipal(principal, async (tx) => {
     const warnings: OrderWarning[] = [];
     const currency = input.currency?.toUpperCase() ?? 'USD';
-    let contactId: string | null = input.contact_id ?? null;
+    let contactId: string | null = null;
     if (input.contact_id) {
       contactId = await linkContact(tx, input, customerPhone); // a named contact must exist
     } else {
