@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { type Database, type Principal, type Queryable, SERVICE } from '../platform/db/database.ts';
-import { forbidden, validationError } from '../platform/errors.ts';
+import { AppError, forbidden, validationError } from '../platform/errors.ts';
 import { isOrgAdmin, requireCurrentOrg } from './organizations.ts';
 
 export const SCOPES = ['read', 'write', 'admin'] as const;
@@ -26,6 +26,27 @@ export const keyPrefix = (apiKey: string) => apiKey.slice(0, 12);
 export function grantedScopes(keyScopes: string[], planScopes: string[]): Scope[] {
   const rank = Math.max(...keyScopes.map((s) => SCOPES.indexOf(s as Scope)));
   return SCOPES.filter((s, i) => i <= rank && planScopes.includes(s));
+}
+
+/** The scopes an agent's token grants (already expanded and capped by the plan at exchange). */
+export function tokenScopes(principal: Principal): string[] {
+  const scopes = principal.claims.agent_scopes;
+  return Array.isArray(scopes) ? scopes.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/**
+ * Refuses an agent whose token lacks `required` (admin implies write, write implies read), before
+ * the database is asked; people are left to row-level security.
+ */
+export function requireScope(principal: Principal, required: Scope, what = 'This'): void {
+  if (principal.kind !== 'agent') return;
+  const granted = tokenScopes(principal);
+  if (!SCOPES.slice(SCOPES.indexOf(required)).some((s) => granted.includes(s))) {
+    throw new AppError(403, 'insufficient_scope', `${what} needs the ${required} scope`, {
+      required_scope: required,
+      granted_scopes: granted,
+    });
+  }
 }
 
 /** When a new key expires: the requested time (future, at most a year away) or the default. */

@@ -1,8 +1,9 @@
 import type { z } from 'zod';
 import type { Database, Principal, Queryable } from '../platform/db/database.ts';
+import { Params } from '../platform/db/params.ts';
 import { AppError, notFound, validationError } from '../platform/errors.ts';
-import { keyset, likeEscape, page } from './pagination.ts';
-import { Contact, type ContactRecord, ContactSummary, type RecentOrder } from './records.ts';
+import { likeEscape, listPage } from './pagination.ts';
+import { type ContactRecord, ContactSummary, type RecentOrder } from './records.ts';
 
 type Deps = { db: Database };
 
@@ -46,6 +47,10 @@ export function normalizePhone(raw: string, path = 'phone'): string {
   return p;
 }
 
+/** The address is jsonb: bound as its JSON text (null stays SQL null). */
+const bindable = (k: (typeof FIELDS)[number], v: unknown) =>
+  k === 'address' && v !== null ? JSON.stringify(v) : v;
+
 const normalizeTags = (tags: string[]) => [...new Set(tags.map((t) => t.trim()).filter(Boolean))];
 
 /** A contact's email already taken: the caller learns which contact has it. */
@@ -72,41 +77,28 @@ export type ContactFilter = {
 };
 
 export async function listContacts(deps: Deps, principal: Principal, f: ContactFilter) {
+  const p = new Params();
   const where: string[] = [];
-  const params: unknown[] = [];
-  const like = (v: string) => {
-    params.push(`%${likeEscape(v.trim())}%`);
-    return `$${params.length}`;
-  };
+  const contains = (v: string) => p.add(`%${likeEscape(v.trim())}%`);
   if (f.name) {
-    const p = like(f.name);
-    where.push(`(concat_ws(' ', c.first_name, c.last_name) ilike ${p} or c.company ilike ${p})`);
+    const name = contains(f.name);
+    where.push(`(concat_ws(' ', c.first_name, c.last_name) ilike ${name} or c.company ilike ${name})`);
   }
-  if (f.email) where.push(`c.email like lower(${like(f.email)})`);
+  if (f.email) where.push(`c.email like lower(${contains(f.email)})`);
   if (f.phone) {
     const digits = f.phone.replace(/\D/g, '');
     if (!digits) throw validationError([{ path: 'phone', message: 'Give at least one digit' }]);
-    where.push(`c.phone like ${like(digits)}`);
+    where.push(`c.phone like ${contains(digits)}`);
   }
-  if (f.tag) {
-    params.push(f.tag.trim());
-    where.push(`$${params.length} = any (c.tags)`);
-  }
-  const tail = keyset('c', f.cursor, f.limit, where, params);
-  const rows = await deps.db.asPrincipal(
-    principal,
-    (tx) =>
-      tx.query<{ r: ContactRecord }>(
-        `select to_jsonb(c) as r from public.contacts c
-          ${where.length ? `where ${where.join(' and ')}` : ''} ${tail}`,
-        params,
-      ),
-    { readOnly: true },
-  );
-  const { items, next_cursor } = page(
-    rows.map((x) => x.r),
-    f.limit,
-  );
+  if (f.tag) where.push(`${p.add(f.tag.trim())} = any (c.tags)`);
+  const { items, next_cursor } = await listPage<ContactRecord>(deps.db, principal, {
+    select: 'select to_jsonb(c) as r from public.contacts c',
+    alias: 'c',
+    where,
+    p,
+    cursor: f.cursor,
+    limit: f.limit,
+  });
   return { contacts: items.map((c) => ContactSummary.parse(c)), next_cursor };
 }
 
@@ -143,14 +135,15 @@ function prepare(fields: ContactFields): ContactFields {
 export async function insertContact(tx: Queryable, input: ContactFields, source: string) {
   const fields = prepare(input);
   if (fields.email) await refuseTakenEmail(tx, fields.email);
+  const p = new Params();
   const cols = FIELDS.filter((k) => fields[k] !== undefined);
-  const values = cols.map((k) => (k === 'address' ? JSON.stringify(fields[k]) : fields[k]));
+  const values = cols.map((k) => p.add(bindable(k, fields[k])));
   const [row] = await tx.query<{ r: ContactRecord }>(
     `insert into public.contacts (${[...cols, 'source'].join(', ')})
-     values (${[...cols, 'source'].map((_, i) => `$${i + 1}`).join(', ')}) returning to_jsonb(contacts.*) as r`,
-    [...values, source],
+     values (${[...values, p.add(source)].join(', ')}) returning to_jsonb(contacts.*) as r`,
+    p.values,
   );
-  return Contact.parse(row?.r);
+  return row?.r as ContactRecord;
 }
 
 export async function createContact(deps: Deps, principal: Principal, input: ContactFields) {
@@ -166,30 +159,27 @@ export async function updateContact(
   changes: ContactChanges,
 ) {
   const fields = prepare(changes);
+  const p = new Params();
+  const id = p.add(contactId);
   const sets: string[] = [];
-  const params: unknown[] = [contactId];
   for (const k of FIELDS) {
     if (fields[k] === undefined || k === 'tags') continue;
-    params.push(k === 'address' && fields[k] !== null ? JSON.stringify(fields[k]) : fields[k]);
-    sets.push(`${k} = $${params.length}`);
+    sets.push(`${k} = ${p.add(bindable(k, fields[k]))}`);
   }
   if (fields.tags || changes.add_tags || changes.remove_tags) {
-    params.push(
-      fields.tags ?? null,
-      normalizeTags(changes.add_tags ?? []),
-      normalizeTags(changes.remove_tags ?? []),
-    );
-    const n = params.length;
+    const replace = p.add(fields.tags ?? null);
+    const add = p.add(normalizeTags(changes.add_tags ?? []));
+    const remove = p.add(normalizeTags(changes.remove_tags ?? []));
     // Replace (tags), then add and remove; order kept, duplicates dropped.
-    sets.push(`tags = array(select t from unnest(coalesce($${n - 2}::text[], tags) || $${n - 1}::text[])
-      with ordinality u(t, i) where not t = any ($${n}::text[]) group by t order by min(i))`);
+    sets.push(`tags = array(select t from unnest(coalesce(${replace}::text[], tags) || ${add}::text[])
+      with ordinality u(t, i) where not t = any (${remove}::text[]) group by t order by min(i))`);
   }
   if (!sets.length) throw validationError([{ path: '', message: 'Give at least one field to change' }]);
   return deps.db.asPrincipal(principal, async (tx) => {
     if (fields.email) await refuseTakenEmail(tx, fields.email, contactId);
     const [row] = await tx.query<{ r: ContactRecord }>(
-      `update public.contacts set ${sets.join(', ')} where id = $1 returning to_jsonb(contacts.*) as r`,
-      params,
+      `update public.contacts set ${sets.join(', ')} where id = ${id} returning to_jsonb(contacts.*) as r`,
+      p.values,
     );
     if (!row) throw notFound('contact');
     return row.r;

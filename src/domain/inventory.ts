@@ -1,7 +1,9 @@
+import type { z } from 'zod';
 import type { Database, Principal } from '../platform/db/database.ts';
+import { Params } from '../platform/db/params.ts';
 import { notFound } from '../platform/errors.ts';
-import { keyset, likeEscape, page } from './pagination.ts';
-import { InventorySummary } from './records.ts';
+import { likeEscape, listPage } from './pagination.ts';
+import { InventorySummary, type StockLevel } from './records.ts';
 
 type Deps = { db: Database };
 
@@ -18,32 +20,21 @@ export type InventoryFilter = {
 const AVAILABLE = '(i.quantity_on_hand - i.quantity_reserved)';
 
 export async function listInventory(deps: Deps, principal: Principal, f: InventoryFilter) {
+  const p = new Params();
   const where: string[] = [];
-  const params: unknown[] = [];
-  const bind = (v: unknown) => {
-    params.push(v);
-    return `$${params.length}`;
-  };
-  if (f.name) where.push(`i.name ilike ${bind(`%${likeEscape(f.name.trim())}%`)}`);
-  if (f.sku) where.push(`lower(i.sku) = lower(${bind(f.sku.trim())})`);
-  if (f.status) where.push(`i.status = ${bind(f.status)}`);
+  if (f.name) where.push(`i.name ilike ${p.add(`%${likeEscape(f.name.trim())}%`)}`);
+  if (f.sku) where.push(`lower(i.sku) = lower(${p.add(f.sku.trim())})`);
+  if (f.status) where.push(`i.status = ${p.add(f.status)}`);
   if (f.low_stock === true) where.push(`${AVAILABLE} <= i.reorder_point`);
   if (f.low_stock === false) where.push(`${AVAILABLE} > i.reorder_point`);
-  const tail = keyset('i', f.cursor, f.limit, where, params);
-  const rows = await deps.db.asPrincipal(
-    principal,
-    (tx) =>
-      tx.query<{ r: { created_at: string; id: string } }>(
-        `select to_jsonb(i) || jsonb_build_object('available', ${AVAILABLE}) as r from public.inventory_items i
-          ${where.length ? `where ${where.join(' and ')}` : ''} ${tail}`,
-        params,
-      ),
-    { readOnly: true },
-  );
-  const { items, next_cursor } = page(
-    rows.map((x) => x.r),
-    f.limit,
-  );
+  const { items, next_cursor } = await listPage(deps.db, principal, {
+    select: `select to_jsonb(i) || jsonb_build_object('available', ${AVAILABLE}) as r from public.inventory_items i`,
+    alias: 'i',
+    where,
+    p,
+    cursor: f.cursor,
+    limit: f.limit,
+  });
   return { items: items.map((i) => InventorySummary.parse(i)), next_cursor };
 }
 
@@ -58,7 +49,7 @@ export async function checkStock(
   const [row] = await deps.db.asPrincipal(
     principal,
     (tx) =>
-      tx.query<{ r: Record<string, unknown> }>(
+      tx.query<{ r: z.infer<typeof StockLevel> }>(
         `select jsonb_build_object('item_id', i.id, 'name', i.name, 'sku', i.sku, 'status', i.status,
                   'warehouse_id', i.warehouse_id, 'quantity_on_hand', i.quantity_on_hand,
                   'quantity_reserved', i.quantity_reserved, 'available', ${AVAILABLE},

@@ -1,7 +1,8 @@
 import type { Database, Principal, Queryable } from '../platform/db/database.ts';
+import { Params } from '../platform/db/params.ts';
 import { notFound } from '../platform/errors.ts';
 import type { OrderStatus } from './order-lifecycle.ts';
-import { keyset, page } from './pagination.ts';
+import { listPage } from './pagination.ts';
 import { type OrderRecord, OrderSummary } from './records.ts';
 
 type Deps = { db: Database };
@@ -26,33 +27,23 @@ export type OrderFilter = {
 };
 
 export async function listOrders(deps: Deps, principal: Principal, f: OrderFilter) {
+  const p = new Params();
   const where: string[] = [];
-  const params: unknown[] = [];
-  const bind = (v: unknown) => {
-    params.push(v);
-    return `$${params.length}`;
-  };
-  if (f.status?.length) where.push(`o.status = any (${bind(f.status)}::text[])`);
-  if (f.contact_id) where.push(`o.contact_id = ${bind(f.contact_id)}`);
-  if (f.order_number) where.push(`o.order_number = ${bind(normalizeOrderNumber(f.order_number))}`);
-  if (f.created_after) where.push(`o.created_at >= ${bind(utcInstant(f.created_after))}::timestamptz`);
-  if (f.created_before) where.push(`o.created_at < ${bind(utcInstant(f.created_before))}::timestamptz`);
-  const tail = keyset('o', f.cursor, f.limit, where, params);
-  const rows = await deps.db.asPrincipal(
-    principal,
-    (tx) =>
-      tx.query<{ r: OrderRecord }>(
-        `select to_jsonb(o) || jsonb_build_object('item_count',
-                  (select count(*) from public.order_items i where i.organization_id = o.organization_id and i.order_id = o.id)) as r
-           from public.orders o ${where.length ? `where ${where.join(' and ')}` : ''} ${tail}`,
-        params,
-      ),
-    { readOnly: true },
-  );
-  const { items, next_cursor } = page(
-    rows.map((x) => x.r),
-    f.limit,
-  );
+  if (f.status?.length) where.push(`o.status = any (${p.add(f.status)}::text[])`);
+  if (f.contact_id) where.push(`o.contact_id = ${p.add(f.contact_id)}`);
+  if (f.order_number) where.push(`o.order_number = ${p.add(normalizeOrderNumber(f.order_number))}`);
+  if (f.created_after) where.push(`o.created_at >= ${p.add(utcInstant(f.created_after))}::timestamptz`);
+  if (f.created_before) where.push(`o.created_at < ${p.add(utcInstant(f.created_before))}::timestamptz`);
+  const { items, next_cursor } = await listPage<OrderRecord>(deps.db, principal, {
+    select: `select to_jsonb(o) || jsonb_build_object('item_count',
+               (select count(*) from public.order_items i where i.organization_id = o.organization_id and i.order_id = o.id)) as r
+               from public.orders o`,
+    alias: 'o',
+    where,
+    p,
+    cursor: f.cursor,
+    limit: f.limit,
+  });
   return { orders: items.map((o) => OrderSummary.parse(o)), next_cursor };
 }
 

@@ -1,6 +1,7 @@
 import type { Principal } from '../platform/db/database.ts';
 import { agentKeyGone } from '../platform/errors.ts';
 import type { Services } from '../services.ts';
+import { tokenScopes } from './agent-keys.ts';
 import { usageReport } from './usage.ts';
 
 /**
@@ -30,7 +31,7 @@ export async function organizationInfo(
     [principal.keyId, org.id],
   );
   const plan = await s.plans.forOrganization(org.id);
-  const claims = principal.claims as { agent_scopes?: string[]; exp?: number };
+  const { exp } = principal.claims as { exp?: number };
   return {
     organization: org,
     plan: { ...report.plan, limits: plan?.limits ?? null },
@@ -44,8 +45,8 @@ export async function organizationInfo(
       key_prefix: key?.key_prefix ?? null,
       key_scopes: key?.scopes ?? [],
       key_expires_at: key?.expires_at ?? null,
-      granted_scopes: claims.agent_scopes ?? [],
-      token_expires_at: typeof claims.exp === 'number' ? new Date(claims.exp * 1000).toISOString() : null,
+      granted_scopes: tokenScopes(principal),
+      token_expires_at: typeof exp === 'number' ? new Date(exp * 1000).toISOString() : null,
     },
   };
 }

@@ -1,3 +1,5 @@
+import type { Database, Principal } from '../platform/db/database.ts';
+import type { Params } from '../platform/db/params.ts';
 import { validationError } from '../platform/errors.ts';
 
 // Keyset pagination, newest first, over (created_at, id). The cursor is opaque to callers: the
@@ -6,13 +8,14 @@ import { validationError } from '../platform/errors.ts';
 export const DEFAULT_PAGE = 25;
 export const MAX_PAGE = 100;
 
-type Position = { created_at: string; id: string };
+/** Where a page ends: the last row's position. */
+type Row = { created_at: string; id: string };
 
-export function encodeCursor(p: Position): string {
+function encodeCursor(p: Row): string {
   return Buffer.from(JSON.stringify([p.created_at, p.id])).toString('base64url');
 }
 
-export function decodeCursor(cursor: string | undefined): Position | null {
+function decodeCursor(cursor: string | undefined): Row | null {
   if (cursor === undefined || cursor === '') return null;
   try {
     const [created_at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -32,32 +35,30 @@ export function decodeCursor(cursor: string | undefined): Position | null {
 }
 
 /**
- * Adds the keyset condition to `where` (SQL fragments with $n placeholders) and returns the ORDER
- * BY and LIMIT that fetch one row more than a page, which tells whether another page follows.
+ * One page, newest first, of `select <record as json> as r from <table> <alias>` filtered by
+ * `where` (fragments whose values are in `p`), after `cursor`. Fetches one row more than a page:
+ * that row only tells whether another page follows.
  */
-export function keyset(
-  alias: string,
-  cursor: string | undefined,
-  limit: number,
-  where: string[],
-  params: unknown[],
-): string {
-  const after = decodeCursor(cursor);
+export async function listPage<T extends Row>(
+  db: Database,
+  principal: Principal,
+  q: { select: string; alias: string; where: string[]; p: Params; cursor?: string; limit: number },
+) {
+  const where = [...q.where];
+  const after = decodeCursor(q.cursor);
   if (after) {
-    params.push(after.created_at, after.id);
     where.push(
-      `(${alias}.created_at, ${alias}.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`,
+      `(${q.alias}.created_at, ${q.alias}.id) < (${q.p.add(after.created_at)}::timestamptz, ${q.p.add(after.id)}::uuid)`,
     );
   }
-  params.push(limit + 1);
-  return `order by ${alias}.created_at desc, ${alias}.id desc limit $${params.length}`;
-}
-
-/** The page and its next_cursor from rows fetched with `keyset`. */
-export function page<T extends { created_at: string; id: string }>(rows: T[], limit: number) {
-  const items = rows.slice(0, limit);
+  const sql = `${q.select} ${where.length ? `where ${where.join(' and ')}` : ''}
+    order by ${q.alias}.created_at desc, ${q.alias}.id desc limit ${q.p.add(q.limit + 1)}`;
+  const rows = await db.asPrincipal(principal, (tx) => tx.query<{ r: T }>(sql, q.p.values), {
+    readOnly: true,
+  });
+  const items = rows.slice(0, q.limit).map((x) => x.r);
   const last = items[items.length - 1];
-  return { items, next_cursor: rows.length > limit && last ? encodeCursor(last) : null };
+  return { items, next_cursor: rows.length > q.limit && last ? encodeCursor(last) : null };
 }
 
 /** A LIKE pattern that matches `term` literally. */

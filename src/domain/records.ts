@@ -79,6 +79,21 @@ export const InventorySummary = InventoryItem.pick({
   auto_created: true,
 }).extend({ available: z.number().int().describe('on hand − reserved; negative means backordered') });
 
+/** One item's stock as svc_check_stock reports it. */
+export const StockLevel = z.object({
+  item_id: id(),
+  name: z.string(),
+  sku: text(),
+  status: z.enum(INVENTORY_STATUSES),
+  warehouse_id: id().nullable(),
+  quantity_on_hand: z.number().int(),
+  quantity_reserved: z.number().int(),
+  available: z.number().int().describe('on hand − reserved; negative when backordered'),
+  backordered: z.number().int().describe('Units promised beyond what is on hand'),
+  reorder_point: z.number().int(),
+  needs_reorder: z.boolean().describe('available is at or below the reorder point'),
+});
+
 export const OrderItem = z
   .object({
     id: id(),

@@ -1,7 +1,8 @@
 import type { CallToolResult, Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { requireScope } from '../domain/agent-keys.ts';
 import type { Principal } from '../platform/db/database.ts';
-import { AppError, errorBody, fromZodIssues, toAppError } from '../platform/errors.ts';
+import { errorBody, fromZodIssues, toAppError } from '../platform/errors.ts';
 import type { Services } from '../services.ts';
 
 /** What a tool call runs with: the services and the agent it acts for. */
@@ -84,34 +85,15 @@ const result = (value: Record<string, unknown>, isError = false): CallToolResult
   ...(isError ? { isError: true } : {}),
 });
 
-const RANK = { read: ['read', 'write', 'admin'], write: ['write', 'admin'] } as const;
-
-/** The agent's granted scopes as its token states them (key scopes capped by the plan at exchange). */
-const grantedScopes = (p: Principal): string[] => {
-  const scopes = (p.claims as { agent_scopes?: unknown }).agent_scopes;
-  return Array.isArray(scopes) ? scopes.filter((x): x is string => typeof x === 'string') : [];
-};
-
 /**
  * One tools/call. Every refusal and failure is a result with isError and the error body, so a
  * model can read it and correct itself; only an unknown tool is a protocol fault (the caller's).
  */
 export async function callTool(tool: Tool, ctx: ToolContext, args: unknown): Promise<CallToolResult> {
-  const granted = grantedScopes(ctx.principal);
-  if (!RANK[tool.scope].some((s) => granted.includes(s))) {
-    return result(
-      errorBody(
-        new AppError(403, 'insufficient_scope', `${tool.name} needs the ${tool.scope} scope`, {
-          required_scope: tool.scope,
-          granted_scopes: granted,
-        }),
-      ),
-      true,
-    );
-  }
-  const parsed = tool.input.safeParse(args ?? {});
-  if (!parsed.success) return result(errorBody(fromZodIssues(parsed.error.issues)), true);
   try {
+    requireScope(ctx.principal, tool.scope, tool.name);
+    const parsed = tool.input.safeParse(args ?? {});
+    if (!parsed.success) throw fromZodIssues(parsed.error.issues);
     return result(await tool.run(ctx, parsed.data));
   } catch (err) {
     const e = toAppError(err);

@@ -1,3 +1,4 @@
+import { Params } from '../platform/db/params.ts';
 import { AppError } from '../platform/errors.ts';
 import type { Condition, EmbeddedQuery, Filter, OrderTerm, ReadQuery, SelectItem } from './parse.ts';
 import type { Relation, SchemaCache } from './schema-cache.ts';
@@ -13,15 +14,6 @@ const unknownColumn = (rel: Relation, column: string) =>
     {},
     { code: '42703', hint: null },
   );
-
-/** Collects bound values; every value in a request becomes $n, never text in the statement. */
-export class Params {
-  readonly values: unknown[] = [];
-  add(v: unknown): string {
-    this.values.push(v);
-    return `$${this.values.length}`;
-  }
-}
 
 function column(rel: Relation, name: string) {
   const c = rel.columns.get(name);

@@ -1,12 +1,13 @@
 import type { Context } from 'hono';
-import type { Principal } from '../platform/db/database.ts';
+import { requireScope } from '../domain/agent-keys.ts';
+import { Params } from '../platform/db/params.ts';
 import { AppError } from '../platform/errors.ts';
 import { meterBulk } from '../platform/http/meter.ts';
 import type { Services } from '../services.ts';
 import { type Filter, parseRead, parseSelect, splitTop } from './parse.ts';
 import { preferences, relationOf, SINGLE, send } from './respond.ts';
 import type { Relation, SchemaCache } from './schema-cache.ts';
-import { ident, Params, selectList, where } from './sql.ts';
+import { ident, selectList, where } from './sql.ts';
 
 type Row = Record<string, unknown>;
 
@@ -18,20 +19,6 @@ const badBody = (message: string) =>
     { issues: [{ path: '', message }] },
     { code: 'PGRST102', hint: null },
   );
-
-/** Agent scopes gate writes before the database is asked: write to change, admin to delete. */
-function requireScope(principal: Principal, required: 'write' | 'admin') {
-  if (principal.kind !== 'agent') return;
-  const granted = Array.isArray(principal.claims.agent_scopes)
-    ? (principal.claims.agent_scopes as string[])
-    : [];
-  if (!granted.includes(required)) {
-    throw new AppError(403, 'insufficient_scope', `This needs the "${required}" scope`, {
-      required_scope: required,
-      granted_scopes: granted,
-    });
-  }
-}
 
 function columnsOf(rel: Relation, names: string[]): string[] {
   for (const n of names) {
@@ -145,16 +132,7 @@ export async function insert(s: Services, c: Context, table: string) {
   // As PostgREST: without ?columns every object must carry the same keys, or some would be lost.
   const keys = (r: Row) => Object.keys(r).sort().join(',');
   if (!listed && rows.some((r) => keys(r) !== keys(rows[0] as Row))) {
-    throw new AppError(
-      400,
-      'validation_error',
-      'All object keys must match',
-      {},
-      {
-        code: 'PGRST102',
-        hint: 'Give every row the same keys, or list the columns with ?columns=',
-      },
-    );
+    throw badBody('All object keys must match: give every row the same keys, or list them in ?columns=');
   }
   const columns = columnsOf(
     rel,

@@ -141,7 +141,10 @@ describe('writes with @supabase/postgrest-js', () => {
     const rows = [{ first_name: 'keys-a' }, { first_name: 'keys-b', company: 'Would be lost' }];
     const r = await call(svc, 'POST', '/rest/v1/contacts', { token: owner.access_token, body: rows });
     expect(r.status).toBe(400);
-    expect(r.json).toMatchObject({ code: 'PGRST102', message: 'All object keys must match' });
+    expect(r.json).toMatchObject({
+      code: 'PGRST102',
+      message: expect.stringMatching(/^All object keys must match/),
+    });
     const listed = await call(svc, 'POST', '/rest/v1/contacts?columns=first_name,company&select=company', {
       token: owner.access_token,
       body: rows,

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { checkStock, listInventory } from '../../domain/inventory.ts';
-import { INVENTORY_STATUSES, InventorySummary } from '../../domain/records.ts';
-import { validationError } from '../../platform/errors.ts';
+import { INVENTORY_STATUSES, InventorySummary, StockLevel } from '../../domain/records.ts';
 import { defineTool } from '../tool.ts';
 import { cursor, limit, nextCursor, READ } from './common.ts';
 
@@ -30,27 +29,17 @@ export const checkStockTool = defineTool({
   description:
     'Tells how much of one item is on hand, reserved by confirmed orders, available to sell and backordered, and whether it is at its reorder point. Identify the item by item_id or by sku.',
   scope: 'read',
-  input: z.object({
-    item_id: z.guid().optional().describe('The inventory item’s id'),
-    sku: z.string().min(1).max(100).optional().describe('The item’s SKU'),
-  }),
-  output: z.object({
-    item_id: z.guid(),
-    name: z.string(),
-    sku: z.string().nullable(),
-    status: z.enum(INVENTORY_STATUSES),
-    warehouse_id: z.guid().nullable(),
-    quantity_on_hand: z.number().int(),
-    quantity_reserved: z.number().int(),
-    available: z.number().int().describe('on hand − reserved; negative when backordered'),
-    backordered: z.number().int().describe('Units promised beyond what is on hand'),
-    reorder_point: z.number().int(),
-    needs_reorder: z.boolean().describe('available is at or below the reorder point'),
-  }),
+  input: z
+    .object({
+      item_id: z.guid().optional().describe('The inventory item’s id'),
+      sku: z.string().min(1).max(100).optional().describe('The item’s SKU'),
+    })
+    .refine((a) => !a.item_id !== !a.sku, {
+      path: ['item_id'],
+      message: 'Give exactly one of item_id or sku',
+    }),
+  output: StockLevel,
   annotations: READ,
-  run: ({ s, principal }, { item_id, sku }) => {
-    if (!item_id === !sku)
-      throw validationError([{ path: 'item_id', message: 'Give exactly one of item_id or sku' }]);
-    return checkStock(s, principal, item_id ? { item_id } : { sku: sku as string }) as never;
-  },
+  run: ({ s, principal }, { item_id, sku }) =>
+    checkStock(s, principal, item_id ? { item_id } : { sku: sku as string }),
 });

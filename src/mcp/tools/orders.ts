@@ -3,7 +3,6 @@ import { createOrder } from '../../domain/order-create.ts';
 import { ORDER_STATUSES, ORDER_TRANSITIONS } from '../../domain/order-lifecycle.ts';
 import { getOrder, listOrders, updateOrderStatus } from '../../domain/orders.ts';
 import { OrderSummary, OrderWithItems } from '../../domain/records.ts';
-import { validationError } from '../../platform/errors.ts';
 import { defineTool } from '../tool.ts';
 import { cursor, limit, nextCursor, READ } from './common.ts';
 
@@ -50,24 +49,24 @@ export const getOrderTool = defineTool({
   description:
     'Returns one order with its line items (each with its linked inventory item_id) and its status history. Identify it by order_id or by order_number.',
   scope: 'read',
-  input: z.object({
-    order_id: orderId.optional(),
-    order_number: z.string().max(40).optional().describe('e.g. ORD-000042'),
-  }),
+  input: z
+    .object({
+      order_id: orderId.optional(),
+      order_number: z.string().max(40).optional().describe('e.g. ORD-000042'),
+    })
+    .refine((a) => !a.order_id !== !a.order_number, {
+      path: ['order_id'],
+      message: 'Give exactly one of order_id or order_number',
+    }),
   output: z.object({ order: OrderWithItems }),
   annotations: READ,
-  run: async ({ s, principal }, { order_id, order_number }) => {
-    if (!order_id === !order_number) {
-      throw validationError([{ path: 'order_id', message: 'Give exactly one of order_id or order_number' }]);
-    }
-    return {
-      order: await getOrder(
-        s,
-        principal,
-        order_id ? { id: order_id } : { order_number: order_number as string },
-      ),
-    };
-  },
+  run: async ({ s, principal }, { order_id, order_number }) => ({
+    order: await getOrder(
+      s,
+      principal,
+      order_id ? { id: order_id } : { order_number: order_number as string },
+    ),
+  }),
 });
 
 const Line = z.object({

@@ -1,0 +1,85 @@
+// The service as the HTTP benches run it: real process wiring on a throwaway data directory, one
+// organization with 1,000 contacts and no daily quota, on PGlite and then on PostgreSQL.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Claims } from '../src/auth/jwt.ts';
+import { loadConfig } from '../src/config.ts';
+import { type RunningService, startService } from '../src/main.ts';
+import { SERVICE } from '../src/platform/db/database.ts';
+import { withScratchDatabase } from './scratch-database.ts';
+
+export type BenchTenant = { accessToken: string; claims: Claims; org: string; contactId: string };
+
+/**
+ * Starts the service with `env` (limits raised out of the way), signs up an owner whose
+ * organization is on the scale plan with unlimited API calls, and seeds 1,000 contacts.
+ */
+async function startWithTenant(env: Record<string, string>) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-'));
+  const svc = await startService(
+    loadConfig({
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: dir,
+      RATE_LIMIT_STANDARD_PER_MINUTE: '1000000',
+      ...env,
+    }),
+  );
+  const s = svc.services;
+  const signup = await fetch(`${svc.url}/auth/v1/signup`, {
+    method: 'POST',
+    headers: { apikey: s.keys.anonKey, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      email: `bench-${Date.now()}@example.test`,
+      password: 'password-8',
+      data: { organization_name: 'Bench' },
+    }),
+  });
+  if (signup.status !== 200) throw new Error(`signup: ${signup.status} ${await signup.text()}`);
+  const { access_token: accessToken } = (await signup.json()) as { access_token: string };
+  const claims = await s.tokens.verify(accessToken);
+  const org = (claims.app_metadata as { organization_id: string }).organization_id;
+  await s.db.query("update organizations set plan = 'scale' where id = $1", [org]);
+  await s.db.query("update plans set api_calls_per_day = null where slug = 'scale'");
+  await s.db.asPrincipal(SERVICE, (tx) =>
+    tx.query(
+      `insert into contacts (organization_id, first_name, email, company)
+       select $1, 'c' || g, 'c' || g || '@ex.test', 'Acme' from generate_series(1, 1000) g`,
+      [org],
+    ),
+  );
+  await s.db.query('analyze contacts');
+  const [one] = await s.db.query<{ id: string }>(
+    'select id from contacts where organization_id = $1 limit 1',
+    [org],
+  );
+  const tenant: BenchTenant = { accessToken, claims, org, contactId: one?.id as string };
+  return { svc, tenant, dir };
+}
+
+/**
+ * Runs `bench` on PGlite, then on a scratch PostgreSQL database (skipped when the server cannot
+ * be used), and prints each run's summary lines together at the end.
+ */
+export async function onBothEngines(
+  tag: string,
+  bench: (engine: string, svc: RunningService, tenant: BenchTenant) => Promise<string[]>,
+) {
+  const run = async (engine: string, env: Record<string, string>) => {
+    const { svc, tenant, dir } = await startWithTenant(env);
+    try {
+      return await bench(engine, svc, tenant);
+    } finally {
+      await svc.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  const out = await run('pglite', {});
+  const onPostgres = await withScratchDatabase(tag, (url) =>
+    run('postgres', { DATABASE_URL: url, DATABASE_POOL_SIZE: '16' }),
+  );
+  out.push(...(onPostgres ?? []));
+  console.log();
+  for (const line of out) console.log(line);
+}
