@@ -19,9 +19,9 @@ export type Passwords = {
 };
 
 export async function createPasswords(cost: number): Promise<Passwords> {
-  const dummy = await hash('not-a-real-password', { cost });
+  const dummy = await hash('not-a-real-password', cost);
   return {
-    hash: (password) => hash(password, { cost }),
+    hash: (password) => hash(password, cost),
     async verify(password, stored) {
       const ok = await verify(password, stored ?? dummy);
       return ok && stored !== undefined;
