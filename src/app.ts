@@ -2,6 +2,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { authRoutes } from './auth/routes.ts';
 import { functionRoutes } from './functions/routes.ts';
+import { MCP_PATH, originPolicy } from './mcp/origin.ts';
 import { AppError, errorBody, toAppError } from './platform/errors.ts';
 import { trustedProxies } from './platform/http/client-ip.ts';
 import { newRouter } from './platform/http/openapi.ts';
@@ -35,10 +36,13 @@ const CORS_EXPOSE_HEADERS = [
 export function buildApp(s: Services) {
   const app = newRouter();
   app.use('*', requestContext(s.log, trustedProxies(s.config.trustProxy)));
+  const mcpOrigins = originPolicy(s.config, s.publicUrl);
   app.use(
     '*',
     cors({
-      origin: '*',
+      // Any page may call the APIs with a bearer token, but the MCP endpoint only its own origins.
+      origin: (origin, c) =>
+        c.req.path !== MCP_PATH ? '*' : mcpOrigins.allowsOrigin(origin) ? origin : null,
       allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       allowHeaders: CORS_ALLOW_HEADERS,
       exposeHeaders: CORS_EXPOSE_HEADERS,

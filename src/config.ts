@@ -40,6 +40,8 @@ const schema = z.object({
   AGENT_REGISTER_PER_IP_PER_HOUR: int(10),
   // Proxies whose X-Forwarded-For is believed: comma-separated addresses or CIDR ranges.
   TRUST_PROXY: z.string().optional(),
+  // Browser origins besides PUBLIC_URL's that may call the MCP endpoint: comma-separated origins.
+  MCP_ALLOWED_ORIGINS: z.string().optional(),
   BODY_LIMIT_BYTES: int(1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: int(10_000),
 });
@@ -75,6 +77,8 @@ export type Config = {
     registerPerIpPerHour: number;
   };
   trustProxy: string[];
+  /** Origins (scheme://host[:port]) allowed to call the MCP endpoint besides the service's own. */
+  mcpAllowedOrigins: string[];
   bodyLimitBytes: number;
   shutdownTimeoutMs: number;
 };
@@ -94,8 +98,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     .split(',')
     .map((p) => p.trim())
     .filter(Boolean);
+  let mcpAllowedOrigins: string[];
   try {
     trustedProxies(trustProxy);
+    mcpAllowedOrigins = (e.MCP_ALLOWED_ORIGINS ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean)
+      .map(origin);
   } catch (err) {
     throw new ConfigError(`invalid configuration:\n  ${(err as Error).message}`);
   }
@@ -129,9 +139,29 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       registerPerIpPerHour: e.AGENT_REGISTER_PER_IP_PER_HOUR,
     },
     trustProxy,
+    mcpAllowedOrigins,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
   };
+}
+
+/** An origin as browsers send it (`Origin` header): scheme, host and port only, lower-cased. */
+function origin(text: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {}
+  if (
+    !url ||
+    !/^https?:$/.test(url.protocol) ||
+    url.username ||
+    url.pathname !== '/' ||
+    url.search ||
+    url.hash
+  ) {
+    throw new Error(`MCP_ALLOWED_ORIGINS: "${text}" is not an origin such as https://app.example.com`);
+  }
+  return url.origin;
 }
 
 /** The base address clients are told about: PUBLIC_URL, else the address the server listens on. */

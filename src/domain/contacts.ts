@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Database, Principal, Queryable } from '../platform/db/database.ts';
 import { Params } from '../platform/db/params.ts';
 import { AppError, notFound, validationError } from '../platform/errors.ts';
@@ -30,22 +30,34 @@ const FIELDS = [
   'address',
 ] as const;
 
+const PHONE_HINT = 'Use international (E.164) form with the country code, e.g. +14155550123';
+
 /**
- * A phone number as stored (E.164). People write numbers with spaces, dashes, dots and brackets,
- * and international ones with a leading 00; the country code itself cannot be guessed.
+ * A phone number as stored (E.164), or null when it cannot be one. People write numbers with
+ * spaces, dashes, dots and brackets, and international ones with a leading 00; the country code
+ * itself cannot be guessed.
  */
-export function normalizePhone(raw: string, path = 'phone'): string {
+function e164(raw: string): string | null {
   // "+44 (0)20 …": the bracketed trunk zero is dialled only inside the country.
   let p = raw.replace(/^(\s*(?:\+|00)\s*[1-9]\d{0,2})\s*\(0\)/, '$1').replace(/[\s().\-/]/g, '');
   if (p.startsWith('00')) p = `+${p.slice(2)}`;
-  if (!/^\+[1-9][0-9]{6,14}$/.test(p)) {
-    throw validationError(
-      [{ path, message: 'Use international (E.164) form with the country code, e.g. +14155550123' }],
-      'The phone number is not valid',
-    );
-  }
+  return /^\+[1-9][0-9]{6,14}$/.test(p) ? p : null;
+}
+
+export function normalizePhone(raw: string, path = 'phone'): string {
+  const p = e164(raw);
+  if (p === null) throw validationError([{ path, message: PHONE_HINT }], 'The phone number is not valid');
   return p;
 }
+
+/**
+ * The same rule as an input schema, so an entry point reports a bad phone beside its other
+ * invalid fields in one answer; the domain still normalizes (and checks) what it stores.
+ */
+export const PhoneInput = z
+  .string()
+  .max(40)
+  .refine((raw) => !raw.trim() || e164(raw) !== null, PHONE_HINT);
 
 /** The address is jsonb: bound as its JSON text (null stays SQL null). */
 const bindable = (k: (typeof FIELDS)[number], v: unknown) =>

@@ -15,17 +15,23 @@ import {
   WRITABLE_PLATFORMS,
 } from '../domain/social.ts';
 import { apiCallsToday } from '../platform/http/meter.ts';
-import type { ToolContext } from './tool.ts';
+import type { Tool, ToolContext } from './tool.ts';
 import { createContactTool } from './tools/contacts.ts';
+import { TOOLS } from './tools/index.ts';
 import { createOrderTool } from './tools/orders.ts';
 
 const schema = (s: z.ZodType, io: 'input' | 'output' = 'output') => z.toJSONSchema(s, { io });
+
+/** What each tool about these records returns: tools/list leaves result shapes to these resources. */
+const results = (records: Tool['records']) =>
+  Object.fromEntries(TOOLS.filter((t) => t.records === records).map((t) => [t.name, schema(t.output)]));
 
 // The schema documents are the same for every caller: built once, from the tools' own definitions.
 const SCHEMAS: Record<string, unknown> = {
   'svc://schema/contacts': {
     record: schema(Contact),
     create_input: schema(createContactTool.input, 'input'),
+    results: results('contacts'),
     rules: [
       'email is stored lower-cased and is unique within the organization',
       'phone is E.164 (+ and country code); input may contain spaces, dashes and brackets',
@@ -36,6 +42,7 @@ const SCHEMAS: Record<string, unknown> = {
     record: schema(OrderWithItems),
     line_item: schema(OrderItem),
     create_input: schema(createOrderTool.input, 'input'),
+    results: results('orders'),
     statuses: ORDER_STATUSES,
     initial_status: 'pending',
     lifecycle: ORDER_TRANSITIONS,
@@ -50,6 +57,7 @@ const SCHEMAS: Record<string, unknown> = {
   },
   'svc://schema/inventory': {
     record: schema(InventoryItem),
+    results: results('inventory'),
     statuses: INVENTORY_STATUSES,
     available: 'quantity_on_hand − quantity_reserved; negative means backordered',
     low_stock: 'available ≤ reorder_point',
@@ -83,9 +91,12 @@ export const RESOURCES: Resource[] = [
     name: `schema-${name}`,
     title: `${name[0]?.toUpperCase()}${name.slice(1)} schema`,
     description: {
-      contacts: 'JSON Schema of a contact and the rules its fields follow',
-      orders: 'JSON Schema of an order and its lines, the status lifecycle and its stock effects',
-      inventory: 'JSON Schema of an inventory item, its statuses and how availability is computed',
+      contacts:
+        'JSON Schema of a contact, of what each contact tool returns, and the rules its fields follow',
+      orders:
+        'JSON Schema of an order and its lines, of what each order tool returns, the lifecycle and its stock effects',
+      inventory:
+        'JSON Schema of an inventory item, of what each inventory tool returns, and how availability is computed',
       social: 'Social platforms, the post lifecycle and media constraints',
     }[name],
     mimeType: 'application/json',

@@ -8,6 +8,7 @@ import type { AppEnv } from '../platform/http/env.ts';
 import { claimedOrganization, meterCall } from '../platform/http/meter.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import type { Services } from '../services.ts';
+import { originPolicy } from './origin.ts';
 import { handleMcp } from './server.ts';
 
 type Agent = Extract<Principal, { kind: 'agent' }>;
@@ -62,14 +63,20 @@ const callsIn = (body: unknown): number =>
 /** POST /functions/v1/mcp-server: MCP Streamable HTTP, JSON responses, no sessions. */
 export function mcpRoutes(s: Services) {
   const keyStillValid = createKeyCheck(s.db);
+  const policy = originPolicy(s.config, s.publicUrl);
   const app = newRouter();
+  app.use('/mcp-server', async (c, next) => {
+    const refused = policy.refusal({ origin: c.req.header('origin'), host: c.req.header('host') });
+    if (refused) return c.json(errorBody(refused), 403);
+    await next();
+  });
   // Described for /openapi.json; the MCP SDK, not zod-openapi, reads and answers the body.
   app.openAPIRegistry.registerPath({
     method: 'post',
     path: '/mcp-server',
     summary: 'Hosted MCP server (Streamable HTTP, JSON responses, stateless)',
     description:
-      'JSON-RPC 2.0: initialize, ping, tools/list, tools/call, resources/list, resources/read, resources/templates/list. Agent JWT only; send Accept: application/json, text/event-stream.',
+      'JSON-RPC 2.0: initialize, ping, tools/list, tools/call, resources/list, resources/read, resources/templates/list. Agent JWT only; send Accept: application/json, text/event-stream. Browsers only from PUBLIC_URL or MCP_ALLOWED_ORIGINS (403 otherwise).',
     request: jsonBody(
       z.object({
         jsonrpc: z.literal('2.0'),

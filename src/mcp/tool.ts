@@ -2,23 +2,27 @@ import type { CallToolResult, Tool as ListedTool } from '@modelcontextprotocol/s
 import { z } from 'zod';
 import { requireScope } from '../domain/agent-keys.ts';
 import type { Principal } from '../platform/db/database.ts';
-import { errorBody, fromZodIssues, toAppError } from '../platform/errors.ts';
+import { errorBody, toAppError, validationError } from '../platform/errors.ts';
 import type { Services } from '../services.ts';
 
 /** What a tool call runs with: the services and the agent it acts for. */
 export type ToolContext = { s: Services; principal: Extract<Principal, { kind: 'agent' }> };
 
-type Annotations = { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean };
+/** MCP's hints; those left out take the specification's defaults (read-only tools need only one). */
+type Annotations = { readOnlyHint: true } | { destructiveHint: boolean; idempotentHint: boolean };
 
 export type Tool = {
   name: string;
   title: string;
-  /** Written for a language model: what it does, when to use it, what it returns. */
+  /** Written for a language model: what it is for, when to use it, what it returns. */
   description: string;
   /** `read` tools only look; `write` tools create or change records. */
   scope: 'read' | 'write';
+  /** A strict object: an argument the tool does not take is refused, not ignored. */
   input: z.ZodObject;
+  /** What a result holds; published in the `svc://schema/<records>` resource, not in tools/list. */
   output: z.ZodObject;
+  records?: 'contacts' | 'orders' | 'inventory';
   annotations: Annotations;
   run(ctx: ToolContext, args: unknown): Promise<Record<string, unknown>>;
 };
@@ -31,52 +35,92 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(t: {
   scope: 'read' | 'write';
   input: I;
   output: O;
+  records?: Tool['records'];
   annotations: Annotations;
   run: (ctx: ToolContext, args: z.output<I>) => Promise<z.input<O>>;
 }): Tool {
   return t as unknown as Tool;
 }
 
-const ErrorBody = z
-  .object({
-    error: z.string().describe('Machine code, e.g. not_found, insufficient_scope, validation_error'),
-    message: z.string(),
-    details: z.record(z.string(), z.unknown()),
-  })
-  .describe('A refused call (isError: true)');
+/** Schemas whose JSON Schema for a model is written by hand (`offered`), not derived by zod. */
+const OFFERED = z.registry<{ json: Record<string, unknown> }>();
 
-/** A uuid's `format` says all its long `pattern` does; tools/list repeats it for every id. */
-function compact(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(compact);
+/**
+ * Tells a model `json` for `schema` while the server still validates with `schema`: e.g. a
+ * date-or-time filter offered as one `date-time` string instead of zod's two regexes, or a field
+ * that also takes a lone value for backward compatibility offered as its array form.
+ */
+export function offered<T extends z.ZodType>(schema: T, json: Record<string, unknown>): T {
+  OFFERED.add(schema, { json });
+  return schema;
+}
+
+// Caps against abuse a model never comes near (and "not empty"): the server enforces them all the same.
+const UNTOLD = new Set(['$schema', 'propertyNames', 'maxLength', 'maxItems']);
+
+/**
+ * The JSON Schema a model reads, in the form every vendor's tool format takes: `format` without
+ * zod's long regex (the server still checks the value), one `type` per node (a nullable input is
+ * offered as its type: leaving it out says the same), and no empty `additionalProperties`.
+ */
+function portable(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(portable);
   if (typeof node !== 'object' || node === null) return node;
+  const n = node as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) {
-    if (k === '$schema' || (k === 'pattern' && (node as { format?: string }).format === 'uuid')) continue;
-    out[k] = compact(v);
+  for (const [k, v] of Object.entries(n)) {
+    if (UNTOLD.has(k) || (k === 'pattern' && n.format) || (k === 'minLength' && v === 1)) continue;
+    if (k === 'additionalProperties' && typeof v === 'object' && v && !Object.keys(v).length) continue;
+    if (k === 'type' && Array.isArray(v)) out.type = v.filter((t) => t !== 'null')[0];
+    else if (k === 'anyOf' && Array.isArray(v)) {
+      const options = v.filter((o) => (o as { type?: unknown }).type !== 'null');
+      if (options.length === 1) Object.assign(out, portable(options[0]));
+      else out.anyOf = portable(options);
+    } else out[k] = portable(v);
   }
   return out;
 }
 
-const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
-  compact(z.toJSONSchema(schema, { target: 'draft-7', io })) as Record<string, unknown>;
+export const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
+  portable(
+    z.toJSONSchema(schema, {
+      target: 'draft-7',
+      io,
+      unrepresentable: 'any',
+      override: (ctx) => {
+        const json = io === 'input' ? OFFERED.get(ctx.zodSchema)?.json : undefined;
+        if (!json) return;
+        for (const k of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as Record<string, unknown>)[k];
+        Object.assign(ctx.jsonSchema, json);
+      },
+    }),
+  ) as Record<string, unknown>;
 
 /**
- * tools/list, computed once. The output schema admits the error body as well as the result:
- * the SDK's client (1.32) validates structuredContent against it even when isError is set
- * (typescript-sdk issue #1943), and a refused call carries the error body there (decisions.md).
+ * tools/list entries, computed once. No outputSchema: result shapes are in the svc://schema/*
+ * resources (docs/decisions.md, "MCP server"), which keeps the list within a model's budget and
+ * the SDK client (1.32) from checking an isError result against a result schema (typescript-sdk
+ * issue #1943). Results still carry structuredContent.
  */
-export function listing(tools: Tool[]): ListedTool[] {
+export function listing(tools: Tool[]): (ListedTool & { scope: Tool['scope'] })[] {
   return tools.map((t) => ({
     name: t.name,
     title: t.title,
     description: t.description,
     inputSchema: jsonSchema(t.input, 'input') as ListedTool['inputSchema'],
-    outputSchema: {
-      type: 'object',
-      anyOf: [jsonSchema(t.output, 'output'), jsonSchema(ErrorBody, 'output')],
-    } as ListedTool['outputSchema'],
-    annotations: { title: t.title, ...t.annotations, openWorldHint: false },
+    annotations: { ...t.annotations, openWorldHint: false },
+    scope: t.scope,
   }));
+}
+
+/** Whether the agent's token lets it call `tool`: the same check the call itself makes. */
+export function mayCall(principal: ToolContext['principal'], tool: Pick<Tool, 'scope'>): boolean {
+  try {
+    requireScope(principal, tool.scope);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const result = (value: Record<string, unknown>, isError = false): CallToolResult => ({
@@ -84,6 +128,22 @@ const result = (value: Record<string, unknown>, isError = false): CallToolResult
   structuredContent: value,
   ...(isError ? { isError: true } : {}),
 });
+
+/** Every problem with the arguments at once; an unknown argument is named with the ones it may be. */
+function invalidArguments(tool: Tool, issues: z.core.$ZodIssue[]) {
+  const known = Object.keys(tool.input.shape);
+  return validationError(
+    issues.flatMap((i) =>
+      i.code === 'unrecognized_keys'
+        ? i.keys.map((k) => ({
+            path: [...i.path, k].map(String).join('.'),
+            message: `Unknown argument; ${tool.name} takes ${known.join(', ') || 'none'}`,
+          }))
+        : [{ path: i.path.map(String).join('.'), message: i.message }],
+    ),
+    `Invalid arguments for ${tool.name}: correct those in details.issues and call again`,
+  );
+}
 
 /**
  * One tools/call. Every refusal and failure is a result with isError and the error body, so a
@@ -93,7 +153,7 @@ export async function callTool(tool: Tool, ctx: ToolContext, args: unknown): Pro
   try {
     requireScope(ctx.principal, tool.scope, tool.name);
     const parsed = tool.input.safeParse(args ?? {});
-    if (!parsed.success) throw fromZodIssues(parsed.error.issues);
+    if (!parsed.success) throw invalidArguments(tool, parsed.error.issues);
     return result(await tool.run(ctx, parsed.data));
   } catch (err) {
     const e = toAppError(err);

@@ -124,6 +124,16 @@ describe('svc_update_contact', () => {
     expect(replaced.body.contact.tags).toEqual(['only']);
   });
 
+  it('clears the fields named in clear, and refuses a field both given and cleared', async () => {
+    const c = (
+      await tool(writer, 'svc_create_contact', { first_name: 'Cy', notes: 'old', address: { city: 'Oslo' } })
+    ).body.contact;
+    const r = await tool(writer, 'svc_update_contact', { contact_id: c.id, clear: ['notes', 'address'] });
+    expect(r.body.contact).toMatchObject({ first_name: 'Cy', notes: null, address: null });
+    const both = await tool(writer, 'svc_update_contact', { contact_id: c.id, notes: 'x', clear: ['notes'] });
+    expect(both.body).toMatchObject({ error: 'validation_error', details: { issues: [{ path: 'clear' }] } });
+  });
+
   it('refuses an update with nothing to change and one to a taken email', async () => {
     const a = (await tool(writer, 'svc_create_contact', { email: 'first@upd.example' })).body.contact;
     const b = (await tool(writer, 'svc_create_contact', { email: 'second@upd.example' })).body.contact;

@@ -73,16 +73,14 @@ describe('the MCP endpoint', () => {
       'svc_search',
     ]);
     for (const t of tools) {
+      // What it is for, when to use it, what it returns: in a sentence or two.
       expect(t.description?.length).toBeGreaterThan(80);
-      expect(t.outputSchema?.type).toBe('object');
-      expect(t.annotations).toMatchObject({
-        readOnlyHint: expect.any(Boolean),
-        destructiveHint: expect.any(Boolean),
-        idempotentHint: expect.any(Boolean),
-      });
-      // Every input field is described for the model.
-      for (const [field, schema] of Object.entries(t.inputSchema.properties ?? {})) {
-        expect((schema as { description?: string }).description, `${t.name}.${field}`).toBeTruthy();
+      expect(t.description).toMatch(/Returns|Whether/);
+      // Result shapes are in svc://schema/*, not repeated in every turn's tool list.
+      expect(t.outputSchema).toBeUndefined();
+      // Read tools say so; write tools say they destroy nothing and whether a repeat is harmless.
+      if (t.annotations?.readOnlyHint !== true) {
+        expect(t.annotations).toMatchObject({ destructiveHint: false, idempotentHint: expect.any(Boolean) });
       }
     }
     const { resources } = await client.listResources();

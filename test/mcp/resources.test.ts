@@ -95,17 +95,22 @@ describe('svc://schema/*', () => {
     expect(social.minimum_plan).toBe('starter');
   });
 
-  it('describes records the way the tools return them', async () => {
-    // The tool's output is checked by the SDK client against the schema it listed; the resource
-    // publishes the very same record schema.
+  it('describes what each tool returns, which tools/list leaves out', async () => {
     const { tools } = await client.listTools();
-    const get = tools.find((t) => t.name === 'svc_get_contact');
-    const resource = await read('svc://schema/contacts');
-    const listed = (
-      get!.outputSchema as unknown as { anyOf: { properties: { contact: { properties: object } } }[] }
-    ).anyOf[0];
-    expect(Object.keys(listed?.properties.contact.properties ?? {})).toEqual(
-      Object.keys(resource.record.properties),
-    );
+    expect(tools.find((t) => t.name === 'svc_get_contact')?.outputSchema).toBeUndefined();
+    const contacts = await read('svc://schema/contacts');
+    const get = contacts.results.svc_get_contact;
+    expect(Object.keys(get.properties)).toEqual(['contact', 'recent_orders']);
+    expect(Object.keys(get.properties.contact.properties)).toEqual(Object.keys(contacts.record.properties));
+    expect(Object.keys(contacts.results)).toEqual([
+      'svc_list_contacts',
+      'svc_get_contact',
+      'svc_create_contact',
+      'svc_update_contact',
+    ]);
+    const orders = await read('svc://schema/orders');
+    expect(orders.results.svc_create_order.required).toEqual(['order_number', 'order', 'warnings']);
+    const inventory = await read('svc://schema/inventory');
+    expect(inventory.results.svc_check_stock.properties.available.type).toBe('integer');
   });
 });

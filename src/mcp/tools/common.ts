@@ -1,21 +1,15 @@
 import { z } from 'zod';
 import { DEFAULT_PAGE, MAX_PAGE } from '../../domain/pagination.ts';
 
-// Input fields several tools share.
+// Input fields and hints several tools share. A field's name, type, format, bounds and default
+// already tell a model most of what it needs: a description is added only where they do not.
 
-export const limit = () =>
-  z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_PAGE)
-    .default(DEFAULT_PAGE)
-    .describe(`How many records to return (default ${DEFAULT_PAGE}, at most ${MAX_PAGE})`);
+export const limit = () => z.number().int().min(1).max(MAX_PAGE).default(DEFAULT_PAGE);
 
-export const cursor = () =>
-  z.string().max(500).optional().describe('next_cursor from the previous page; omit for the first page');
+export const cursor = () => z.string().max(500).optional().describe('next_cursor of the previous page');
 
-export const nextCursor = () =>
-  z.string().nullable().describe('Pass as cursor to get the next page; null when there are no more');
+export const nextCursor = () => z.string().nullable();
 
-export const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true };
+export const READ = { readOnlyHint: true } as const;
+export const CREATE = { destructiveHint: false, idempotentHint: false };
+export const UPDATE = { destructiveHint: false, idempotentHint: true };

@@ -1,45 +1,50 @@
 import { z } from 'zod';
-import { createContact, getContact, listContacts, updateContact } from '../../domain/contacts.ts';
+import { createContact, getContact, listContacts, PhoneInput, updateContact } from '../../domain/contacts.ts';
 import { Contact, ContactSummary, RecentOrder } from '../../domain/records.ts';
 import { defineTool } from '../tool.ts';
-import { cursor, limit, nextCursor, READ } from './common.ts';
+import { CREATE, cursor, limit, nextCursor, READ, UPDATE } from './common.ts';
 
+const tags = z.array(z.string().trim().min(1).max(100)).max(50);
 const fields = {
-  first_name: z.string().trim().max(200).describe('Given name'),
-  last_name: z.string().trim().max(200).describe('Family name'),
-  email: z.email().max(320).describe('Email address; unique within the organization'),
-  phone: z
-    .string()
-    .max(40)
-    .describe(
-      'Phone in international form with country code, e.g. +14155550123 (spaces and dashes are fine)',
-    ),
-  company: z.string().trim().max(200).describe('Company or organization name'),
-  job_title: z.string().trim().max(200).describe('Job title'),
-  tags: z.array(z.string().trim().min(1).max(100)).max(50).describe('Labels such as "vip" or "wholesale"'),
-  notes: z.string().max(10_000).describe('Free-form notes'),
-  address: z
-    .record(z.string(), z.unknown())
-    .describe('Postal address as an object, e.g. {"line1","city","country"}'),
+  first_name: z.string().trim().max(200),
+  last_name: z.string().trim().max(200),
+  email: z.email().max(320),
+  phone: PhoneInput.describe('With country code, e.g. +14155550123'),
+  company: z.string().trim().max(200),
+  job_title: z.string().trim().max(200),
+  tags,
+  notes: z.string().max(10_000),
+  address: z.record(z.string(), z.unknown()).describe('e.g. {"line1","city","country"}'),
 };
+const CLEARABLE = [
+  'first_name',
+  'last_name',
+  'email',
+  'phone',
+  'company',
+  'job_title',
+  'notes',
+  'address',
+] as const;
 
-const contactId = z.guid().describe('The contact’s id (from svc_list_contacts or svc_search)');
+const contactId = z.guid();
 
 export const listContactsTool = defineTool({
   name: 'svc_list_contacts',
   title: 'List contacts',
   description:
-    'Lists the organization’s contacts, newest first, optionally filtered by name, email, phone or tag. Use it to browse or to find a customer when you know part of their details (svc_search looks across orders and inventory too). Returns compact contacts and next_cursor for the next page.',
+    'Browse contacts newest first, or find one by part of name/company, email, phone digits or tag. Returns {contacts, next_cursor}.',
   scope: 'read',
-  input: z.object({
-    name: z.string().max(200).optional().describe('Part of the first name, last name or company'),
-    email: z.string().max(320).optional().describe('Part of the email address'),
-    phone: z.string().max(40).optional().describe('Digits of the phone number, in any format'),
-    tag: z.string().max(100).optional().describe('Only contacts with this exact tag'),
+  input: z.strictObject({
+    name: z.string().max(200).optional(),
+    email: z.string().max(320).optional(),
+    phone: z.string().max(40).optional(),
+    tag: z.string().max(100).optional(),
     limit: limit(),
     cursor: cursor(),
   }),
   output: z.object({ contacts: z.array(ContactSummary), next_cursor: nextCursor() }),
+  records: 'contacts',
   annotations: READ,
   run: ({ s, principal }, args) => listContacts(s, principal, args),
 });
@@ -48,13 +53,11 @@ export const getContactTool = defineTool({
   name: 'svc_get_contact',
   title: 'Get a contact',
   description:
-    'Returns every field of one contact, with the five orders it placed most recently. Use it after finding the contact with svc_list_contacts or svc_search.',
+    'Every field of one contact and its five latest orders. Use after svc_list_contacts or svc_search found it. Returns {contact, recent_orders}.',
   scope: 'read',
-  input: z.object({ contact_id: contactId }),
-  output: z.object({
-    contact: Contact,
-    recent_orders: z.array(RecentOrder).describe('The five most recent orders, newest first'),
-  }),
+  input: z.strictObject({ contact_id: contactId }),
+  output: z.object({ contact: Contact, recent_orders: z.array(RecentOrder) }),
+  records: 'contacts',
   annotations: READ,
   run: ({ s, principal }, args) => getContact(s, principal, args.contact_id),
 });
@@ -63,10 +66,10 @@ export const createContactTool = defineTool({
   name: 'svc_create_contact',
   title: 'Create a contact',
   description:
-    'Creates a contact in the organization. Give at least a name, email, phone or company; an email already used by another contact is refused with that contact’s id (error duplicate). Returns the new contact.',
+    'Add a customer or lead. Give at least a name, email, phone or company; an email already in use is refused with that contact’s id. Returns {contact}.',
   scope: 'write',
   input: z
-    .object(
+    .strictObject(
       Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v.optional()])) as {
         [K in keyof typeof fields]: z.ZodOptional<(typeof fields)[K]>;
       },
@@ -75,7 +78,8 @@ export const createContactTool = defineTool({
       message: 'Give at least one of first_name, last_name, email, phone or company',
     }),
   output: z.object({ contact: Contact }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  records: 'contacts',
+  annotations: CREATE,
   run: async ({ s, principal }, args) => ({ contact: await createContact(s, principal, args) }),
 });
 
@@ -83,28 +87,35 @@ export const updateContactTool = defineTool({
   name: 'svc_update_contact',
   title: 'Update a contact',
   description:
-    'Changes fields of one contact; fields you leave out stay as they are, and null clears a field. Tags can be replaced (tags) or edited (add_tags, remove_tags). Returns the updated contact.',
+    'Change fields of one contact; fields left out stay, clear lists fields to empty. tags replaces all tags, add_tags/remove_tags edit them. Returns {contact}.',
   scope: 'write',
-  input: z.object({
-    contact_id: contactId,
-    ...Object.fromEntries(
-      Object.entries(fields)
-        .filter(([k]) => k !== 'tags')
-        .map(([k, v]) => [k, v.nullable().optional().describe(`${v.description}; null clears it`)]),
-    ),
-    tags: fields.tags.optional().describe('Replaces all tags'),
-    add_tags: fields.tags.optional().describe('Tags to add'),
-    remove_tags: fields.tags.optional().describe('Tags to remove'),
-  } as { contact_id: typeof contactId } & {
-    [K in Exclude<keyof typeof fields, 'tags'>]: z.ZodOptional<z.ZodNullable<(typeof fields)[K]>>;
-  } & {
-    tags: z.ZodOptional<typeof fields.tags>;
-    add_tags: z.ZodOptional<typeof fields.tags>;
-    remove_tags: z.ZodOptional<typeof fields.tags>;
-  }),
+  input: z
+    .strictObject({
+      contact_id: contactId,
+      // null also clears, as before `clear` existed; tools/list offers only the plain type.
+      ...(Object.fromEntries(
+        Object.entries(fields)
+          .filter(([k]) => k !== 'tags')
+          .map(([k, v]) => [k, v.nullable().optional()]),
+      ) as {
+        [K in (typeof CLEARABLE)[number]]: z.ZodOptional<z.ZodNullable<(typeof fields)[K]>>;
+      }),
+      tags: tags.optional(),
+      add_tags: tags.optional(),
+      remove_tags: tags.optional(),
+      clear: z.array(z.enum(CLEARABLE)).max(CLEARABLE.length).optional(),
+    })
+    .refine((a) => !a.clear?.some((k) => a[k] != null), {
+      path: ['clear'],
+      message: 'A field is both given a value and cleared: do one or the other',
+    }),
   output: z.object({ contact: Contact }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-  run: async ({ s, principal }, { contact_id, ...changes }) => ({
-    contact: await updateContact(s, principal, contact_id, changes),
+  records: 'contacts',
+  annotations: UPDATE,
+  run: async ({ s, principal }, { contact_id, clear, ...changes }) => ({
+    contact: await updateContact(s, principal, contact_id, {
+      ...changes,
+      ...Object.fromEntries((clear ?? []).map((k) => [k, null])),
+    }),
   }),
 });

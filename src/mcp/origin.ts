@@ -1,0 +1,62 @@
+import type { Config } from '../config.ts';
+import { AppError } from '../platform/errors.ts';
+
+// Who may reach the MCP endpoint from a browser. The Streamable HTTP specification says a server
+// must validate Origin (a page on another site could otherwise drive a local server), and one
+// bound to a loopback address must also resist DNS rebinding: a hostile name that resolves to
+// 127.0.0.1 reaches it with that name as Host. Agents send neither header check trips: they send
+// no Origin, and a Host they connected to.
+
+export const MCP_PATH = '/functions/v1/mcp-server';
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+export type OriginPolicy = {
+  /** The Origin header's value may call the endpoint (the CORS answer repeats it, never `*`). */
+  allowsOrigin(origin: string): boolean;
+  /** Why a request is refused (403 forbidden), or undefined when its Origin and Host are fine. */
+  refusal(headers: { origin?: string; host?: string }): AppError | undefined;
+};
+
+/** The service's own origin (PUBLIC_URL, else where it listens) and MCP_ALLOWED_ORIGINS. */
+export function originPolicy(
+  config: Pick<Config, 'host' | 'mcpAllowedOrigins'>,
+  publicUrl: string,
+): OriginPolicy {
+  const own = new URL(publicUrl);
+  const origins = new Set([own.origin, ...config.mcpAllowedOrigins]);
+  const loopbackOnly = LOOPBACK_NAMES.has(config.host.toLowerCase());
+  const hostName = (host: string) => {
+    try {
+      return new URL(`http://${host}`).hostname.toLowerCase();
+    } catch {
+      return undefined;
+    }
+  };
+  const allowsOrigin = (origin: string) => origins.has(origin);
+  return {
+    allowsOrigin,
+    refusal({ origin, host }) {
+      if (origin !== undefined && !allowsOrigin(origin)) {
+        return new AppError(
+          403,
+          'forbidden',
+          'This origin may not call the MCP endpoint: browsers may only from the service’s own address or an origin in MCP_ALLOWED_ORIGINS',
+          { origin },
+        );
+      }
+      if (loopbackOnly) {
+        const name = host === undefined ? undefined : hostName(host);
+        if (!name || !(LOOPBACK_NAMES.has(name) || name === own.hostname)) {
+          return new AppError(
+            403,
+            'forbidden',
+            'The service listens on a loopback address and answers only requests addressed to localhost or its PUBLIC_URL',
+            { host: host ?? null },
+          );
+        }
+      }
+      return undefined;
+    },
+  };
+}
