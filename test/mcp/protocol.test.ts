@@ -75,7 +75,7 @@ describe('the MCP endpoint', () => {
     for (const t of tools) {
       // What it is for, when to use it, what it returns: in a sentence or two.
       expect(t.description?.length).toBeGreaterThan(80);
-      expect(t.description).toMatch(/Returns|Whether/);
+      expect(t.description).toMatch(/Returns /);
       // Result shapes are in svc://schema/*, not repeated in every turn's tool list.
       expect(t.outputSchema).toBeUndefined();
       // Read tools say so; write tools say they destroy nothing and whether a repeat is harmless.

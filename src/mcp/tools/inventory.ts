@@ -28,7 +28,7 @@ export const checkStockTool = defineTool({
   name: 'svc_check_stock',
   title: 'Check stock',
   description:
-    'Whether one item (by item_id or sku) can be sold: on hand, reserved, available, backordered, and whether to reorder.',
+    'Whether one item (by item_id or sku) can be sold. Returns quantity_on_hand, quantity_reserved, available, backordered and needs_reorder.',
   scope: 'read',
   input: z
     .strictObject({
