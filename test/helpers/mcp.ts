@@ -6,6 +6,24 @@ import type { TestService } from './service.ts';
 
 export const mcpUrl = (svc: TestService) => `${svc.url}/functions/v1/mcp-server`;
 
+/** A raw JSON-RPC POST, for what the SDK client cannot send (a body is JSON-encoded; a string is sent as is). */
+export const rpcPost = (
+  svc: TestService,
+  token: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) =>
+  fetch(mcpUrl(svc), {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+      ...headers,
+    },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+
 /** The official SDK client, connected over real HTTP with `token` as its bearer. */
 export async function mcpClient(svc: TestService, token: string): Promise<Client> {
   const client = new Client({ name: 'svc-tests', version: '1.0.0' });

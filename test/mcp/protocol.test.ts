@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
-import { agentToken, mcpClient, mcpUrl, setPlan, tool } from '../helpers/mcp.ts';
+import { agentToken, mcpClient, mcpUrl, rpcPost, setPlan, tool } from '../helpers/mcp.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 let svc: TestService;
@@ -16,17 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.stop());
 
-const rpc = (body: unknown, headers: Record<string, string> = {}) =>
-  fetch(mcpUrl(svc), {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${agent.token}`,
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
+const rpc = (body: unknown, headers: Record<string, string> = {}) => rpcPost(svc, agent.token, body, headers);
 
 const initialize = (protocolVersion: string) => ({
   jsonrpc: '2.0',
@@ -110,15 +100,7 @@ describe('the MCP endpoint', () => {
   });
 
   it('turns a body that is not JSON into a JSON-RPC parse error', async () => {
-    const res = await fetch(mcpUrl(svc), {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${agent.token}`,
-      },
-      body: '{"jsonrpc": "2.0", "id": 1,',
-    });
+    const res = await rpc('{"jsonrpc": "2.0", "id": 1,');
     expect(res.status).toBe(400);
     expect((await res.json()).error.code).toBe(-32700);
   });
@@ -222,16 +204,7 @@ describe('limits on MCP calls', () => {
         method: 'tools/call',
         params: { name: 'svc_list_contacts', arguments: {} },
       });
-      const post = (body: unknown) =>
-        fetch(mcpUrl(small), {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            authorization: `Bearer ${token}`,
-          },
-          body: JSON.stringify(body),
-        });
+      const post = (body: unknown) => rpcPost(small, token, body);
       expect((await post(list(1))).status).toBe(200);
       // A batch of three is three calls (2025-03-26 allows batches): 4 of 4 used.
       expect((await post([list(2), list(3), list(4)])).status).toBeLessThan(300);
@@ -242,15 +215,7 @@ describe('limits on MCP calls', () => {
 
       await small.services.db.query("update plans set api_calls_per_day = 2 where slug = 'starter'");
       small.services.plans.forget(orgOf(me));
-      const quota = await fetch(mcpUrl(small), {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          authorization: `Bearer ${other.token}`,
-        },
-        body: JSON.stringify(list(6)),
-      });
+      const quota = await rpcPost(small, other.token, list(6));
       expect(quota.status).toBe(429);
       expect((await quota.json()).error).toBe('quota_exceeded');
     } finally {

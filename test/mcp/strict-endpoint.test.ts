@@ -5,7 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { type Session, signUp } from '../helpers/http.ts';
-import { agentToken, mcpClient, mcpUrl, setPlan, tool } from '../helpers/mcp.ts';
+import { agentToken, mcpClient, mcpUrl, rpcPost, setPlan, tool } from '../helpers/mcp.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 const ALLOWED = 'https://console.example.test';
@@ -25,17 +25,7 @@ beforeAll(async () => {
 afterAll(() => svc?.stop());
 
 const PING = { jsonrpc: '2.0', id: 1, method: 'ping' };
-const post = (body: unknown, headers: Record<string, string> = {}) =>
-  fetch(mcpUrl(svc), {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${token}`,
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
+const post = (body: unknown, headers: Record<string, string> = {}) => rpcPost(svc, token, body, headers);
 
 describe('Origin and Host', () => {
   it('refuses a page of another origin with 403, and CORS does not let its browser read anything', async () => {

@@ -16,16 +16,9 @@ const fields = {
   notes: z.string().max(10_000),
   address: z.record(z.string(), z.unknown()).describe('e.g. {"line1","city","country"}'),
 };
-const CLEARABLE = [
-  'first_name',
-  'last_name',
-  'email',
-  'phone',
-  'company',
-  'job_title',
-  'notes',
-  'address',
-] as const;
+type Clearable = Exclude<keyof typeof fields, 'tags'>;
+/** Every field but tags (emptied with tags: []) can be cleared. */
+const CLEARABLE = Object.keys(fields).filter((k) => k !== 'tags') as [Clearable, ...Clearable[]];
 
 const contactId = z.guid();
 
@@ -98,7 +91,7 @@ export const updateContactTool = defineTool({
           .filter(([k]) => k !== 'tags')
           .map(([k, v]) => [k, v.nullable().optional()]),
       ) as {
-        [K in (typeof CLEARABLE)[number]]: z.ZodOptional<z.ZodNullable<(typeof fields)[K]>>;
+        [K in Clearable]: z.ZodOptional<z.ZodNullable<(typeof fields)[K]>>;
       }),
       tags: tags.optional(),
       add_tags: tags.optional(),
