@@ -4,8 +4,8 @@ import { AppError } from '../platform/errors.ts';
 // Who may reach the MCP endpoint from a browser. The Streamable HTTP specification says a server
 // must validate Origin (a page on another site could otherwise drive a local server), and one
 // bound to a loopback address must also resist DNS rebinding: a hostile name that resolves to
-// 127.0.0.1 reaches it with that name as Host. Agents send neither header check trips: they send
-// no Origin, and a Host they connected to.
+// 127.0.0.1 reaches it with that name as Host. Agents trip neither check: they send no Origin,
+// and as Host the address they connected to.
 
 export const MCP_PATH = '/functions/v1/mcp-server';
 
