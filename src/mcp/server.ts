@@ -12,13 +12,14 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { tokenScopes } from '../domain/agent-keys.ts';
 import { RESOURCES, readResource } from './resources.ts';
+import { RpcError, shortParamErrors } from './rpc-errors.ts';
 import { callTool, listing, mayCall, type ToolContext } from './tool.ts';
 import { TOOLS } from './tools/index.ts';
 
 const INSTRUCTIONS = `Business operations for one organization: contacts, orders and inventory.
 Find records with svc_search or svc_list_*, read one with svc_get_*, change them with the create/update tools.
 Results are JSON; their shapes, the order lifecycle and field rules are in the svc://schema/* resources. svc://organization/info tells your plan, limits and scopes.
-You see the tools your key's scopes allow: read (every plan) lists and reads; write (a key with write on the starter plan or above) adds create and update; admin (growth or scale) adds delete and admin tools. An owner raises a key's scopes or the plan.
+You see the tools your key's scopes allow: read (every plan) lists and reads; write (a key with write on the starter plan or above) adds create and update; admin (growth or scale) adds the admin tools. An owner raises a key's scopes or the plan.
 A refused call returns isError with {error, message, details}: read them and correct the call.`;
 
 // The low-level Server rather than McpServer: tools/list is computed once here, and invalid
@@ -41,46 +42,6 @@ export function toolsFor(principal: ToolContext['principal']): ListedTool[] {
 // Each Server would otherwise build its own Ajv instance (used only to elicit input, which this
 // server never does); that construction was a large part of a call's cost.
 const VALIDATOR = new AjvJsonSchemaValidator();
-
-/**
- * A JSON-RPC error as the SDK sends it (code, message, data) without McpError's "MCP error <code>:"
- * prefix, which the SDK client adds again on its side.
- */
-class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
-
-type Handler = (request: unknown, extra: unknown) => Promise<unknown>;
-
-/**
- * The SDK parses each request's params with zod before the handler runs and answers a failure
- * as -32603 carrying zod's whole report. JSON-RPC's answer is -32602 with a short message.
- */
-function shortParamErrors(server: Server) {
-  const handlers = (server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers;
-  for (const [method, handler] of handlers) {
-    handlers.set(method, async (request, extra) => {
-      try {
-        return await handler(request, extra);
-      } catch (err) {
-        // A zod error (the SDK's copy of zod, so matched by shape, not class).
-        const issues = (err as { issues?: { path: PropertyKey[]; message: string }[] } | null)?.issues;
-        if (!Array.isArray(issues)) throw err;
-        const what = issues
-          .slice(0, 3)
-          .map((i) => `${i.path.map(String).join('.') || 'params'}: ${i.message}`)
-          .join('; ');
-        throw new RpcError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${what}`);
-      }
-    });
-  }
-}
 
 function serverFor(ctx: ToolContext): Server {
   const server = new Server(

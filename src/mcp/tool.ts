@@ -61,7 +61,7 @@ const UNTOLD = new Set(['$schema', 'propertyNames', 'maxLength', 'maxItems']);
 /**
  * The JSON Schema a model reads, in the form every vendor's tool format takes: `format` without
  * zod's long regex (the server still checks the value), one `type` per node (a nullable input is
- * offered as its type: leaving it out says the same), and no empty `additionalProperties`.
+ * offered as its type; a tool that empties fields says how), and no empty `additionalProperties`.
  */
 function portable(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(portable);
@@ -71,7 +71,10 @@ function portable(node: unknown): unknown {
   for (const [k, v] of Object.entries(n)) {
     if (UNTOLD.has(k) || (k === 'pattern' && n.format) || (k === 'minLength' && v === 1)) continue;
     if (k === 'additionalProperties' && typeof v === 'object' && v && !Object.keys(v).length) continue;
-    if (k === 'type' && Array.isArray(v)) out.type = v.filter((t) => t !== 'null')[0];
+    if (k === 'properties' && typeof v === 'object' && v) {
+      // Field names, not keywords: a field may well be called "type" or "format".
+      out.properties = Object.fromEntries(Object.entries(v).map(([name, s]) => [name, portable(s)]));
+    } else if (k === 'type' && Array.isArray(v)) out.type = v.filter((t) => t !== 'null')[0];
     else if (k === 'anyOf' && Array.isArray(v)) {
       const options = v.filter((o) => (o as { type?: unknown }).type !== 'null');
       if (options.length === 1) Object.assign(out, portable(options[0]));
@@ -81,20 +84,20 @@ function portable(node: unknown): unknown {
   return out;
 }
 
-export const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
+const inputSchema = (schema: z.ZodType) =>
   portable(
     z.toJSONSchema(schema, {
       target: 'draft-7',
-      io,
+      io: 'input',
       unrepresentable: 'any',
       override: (ctx) => {
-        const json = io === 'input' ? OFFERED.get(ctx.zodSchema)?.json : undefined;
+        const json = OFFERED.get(ctx.zodSchema)?.json;
         if (!json) return;
         for (const k of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as Record<string, unknown>)[k];
         Object.assign(ctx.jsonSchema, json);
       },
     }),
-  ) as Record<string, unknown>;
+  ) as ListedTool['inputSchema'];
 
 /**
  * tools/list entries, computed once. No outputSchema: result shapes are in the svc://schema/*
@@ -107,7 +110,7 @@ export function listing(tools: Tool[]): (ListedTool & { scope: Tool['scope'] })[
     name: t.name,
     title: t.title,
     description: t.description,
-    inputSchema: jsonSchema(t.input, 'input') as ListedTool['inputSchema'],
+    inputSchema: inputSchema(t.input),
     annotations: { ...t.annotations, openWorldHint: false },
     scope: t.scope,
   }));
