@@ -27,7 +27,7 @@ const SIGNED_IN = [
 /** /functions/v1/<name>: one file per function. */
 export function functionRoutes(s: Services) {
   const app = newRouter();
-  const signedIn = authenticate(s.tokens, { required: true });
+  const signedIn = authenticate(s, { required: true });
   const metered = meter(s);
   for (const name of SIGNED_IN) app.use(`/${name}`, signedIn, metered);
   for (const r of [

@@ -12,7 +12,7 @@ import { insert, remove, update } from './write.ts';
 /** /rest/v1: a PostgREST-compatible interface over the schema cache. */
 export function restRoutes(s: Services) {
   const app = newRouter();
-  app.use('*', requireApiKey(s.tokens), authenticate(s.tokens, { required: false }), meter(s));
+  app.use('*', requireApiKey(s.tokens), authenticate(s, { required: false }), meter(s));
   const describe = (c: Context) => c.json(restOpenApi(s.schema, s.publicUrl), 200);
   app.get('/', describe);
   const handlers = { GET: read, HEAD: read, POST: insert, PATCH: update, DELETE: remove } as const;
