@@ -77,3 +77,47 @@ describe('an anonymous read of a tenant table', () => {
     expect(viaClient.error?.code).toBe('42501');
   });
 });
+
+describe('a person who belongs to no organization', () => {
+  it('is told to create one or accept an invitation, on /rest/v1 and on functions that act in one', async () => {
+    const homeless = await signUp(svc);
+    const expectNoOrganization = (r: { status: number; json: Record<string, unknown> }, what: string) => {
+      expect(r.status, what).toBe(403);
+      expect(r.json.error, what).toBe('no_organization');
+      expect(r.json.message, what).toMatch(/organization-create/);
+      expect(r.json.message, what).toMatch(/invitation/);
+    };
+    const read = await rest(homeless.access_token).from('contacts').select('*');
+    expect(read.status).toBe(403);
+    expect(read.error?.code).toBe('no_organization');
+    expect(read.error?.message).toMatch(/organization-create/);
+    const write = await rest(homeless.access_token).from('contacts').insert({ first_name: 'x' });
+    expect(write.status).toBe(403);
+    expect(write.error?.code).toBe('no_organization');
+    for (const [method, name, body] of [
+      ['GET', 'agent-api-keys', undefined],
+      ['POST', 'agent-api-key-create', { name: 'k', scopes: ['read'] }],
+      ['GET', 'agent-usage', undefined],
+      ['GET', 'organization-members', undefined],
+    ] as const) {
+      expectNoOrganization(
+        await call(svc, method, `/functions/v1/${name}`, { token: homeless.access_token, body }),
+        name,
+      );
+    }
+    // What needs no organization still works: plans, own memberships, creating one and switching.
+    expect((await rest(homeless.access_token).from('plans').select('slug')).data?.length).toBe(4);
+    expect((await rest(homeless.access_token).from('organization_members').select('*')).data).toEqual([]);
+    const created = await call(svc, 'POST', '/functions/v1/organization-create', {
+      token: homeless.access_token,
+      body: { name: 'Found Home Ltd' },
+    });
+    expect(created.status).toBe(201);
+    const switched = await call(svc, 'POST', '/functions/v1/organization-switch', {
+      token: homeless.access_token,
+      body: { organization_id: created.json.organization.id },
+    });
+    expect(switched.status).toBe(200);
+    expect((await rest(switched.json.access_token).from('contacts').select('*')).data).toEqual([]);
+  });
+});
