@@ -91,7 +91,7 @@ const result = (value: Record<string, unknown>, isError = false): CallToolResult
  */
 export async function callTool(tool: Tool, ctx: ToolContext, args: unknown): Promise<CallToolResult> {
   try {
-    requireScope(ctx.principal, tool.scope, tool.name);
+    await requireScope(ctx.s, ctx.principal, tool.scope, tool.name);
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) throw fromZodIssues(parsed.error.issues);
     return result(await tool.run(ctx, parsed.data));
