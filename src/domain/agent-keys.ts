@@ -87,10 +87,12 @@ export async function requireScope(
   const [plan, plans, [key]] = await Promise.all([
     deps.plans.forOrganization(org),
     deps.plans.all(),
-    deps.db.query<{ scopes: string[] }>(
-      'select scopes from public.agent_api_keys where id = $1::uuid and organization_id = $2::uuid',
-      [principal.keyId, org],
-    ),
+    org
+      ? deps.db.query<{ scopes: string[] }>(
+          'select scopes from public.agent_api_keys where id = $1::uuid and organization_id = $2::uuid',
+          [principal.keyId, org],
+        )
+      : [],
   ]);
   const keyHasIt = covers(key?.scopes ?? [], required);
   let message = `${what} needs the ${required} scope`;
