@@ -5,7 +5,7 @@ import { functionRoutes } from './functions/routes.ts';
 import { MCP_PATH, originPolicy } from './mcp/origin.ts';
 import { AppError, errorBody, toAppError } from './platform/errors.ts';
 import { trustedProxies } from './platform/http/client-ip.ts';
-import { newRouter } from './platform/http/openapi.ts';
+import { newRouter, openApiDocument } from './platform/http/openapi.ts';
 import { requestContext } from './platform/http/request-context.ts';
 import { restRoutes } from './rest/routes.ts';
 import type { Services } from './services.ts';
@@ -31,6 +31,22 @@ const CORS_EXPOSE_HEADERS = [
   'Retry-After',
   'Location',
 ];
+
+/**
+ * What each part of the surface requires, as the middleware mounted below enforces it (first
+ * match wins); a route that differs declares `security` in its own definition. Public: the JWKS,
+ * agent self-registration and the key exchange.
+ */
+const SECURITY: [prefix: string, security: Record<string, string[]>[]][] = [
+  ['/auth/v1/.well-known/', []],
+  ['/auth/v1/user', [{ apikey: [], bearer: [] }]],
+  ['/auth/v1/logout', [{ apikey: [], bearer: [] }]],
+  ['/auth/v1/', [{ apikey: [] }]],
+  ['/functions/v1/agent-register', []],
+  ['/functions/v1/agent-auth', []],
+  ['/functions/v1/', [{ bearer: [] }]],
+];
+const securityOf = (path: string) => SECURITY.find(([prefix]) => path.startsWith(prefix))?.[1] ?? [];
 
 /** The whole HTTP surface: middleware order, route mounting, and the one error mapper. */
 export function buildApp(s: Services) {
@@ -82,14 +98,23 @@ export function buildApp(s: Services) {
   app.route('/rest/v1', restRoutes(s));
   // PostgREST describes itself at its root, with or without the trailing slash.
   app.get('/rest/v1/', (c) => c.redirect('/rest/v1', 308));
-  app.doc31('/openapi.json', {
-    openapi: '3.1.0',
-    info: {
-      title: 'svc: business operations service',
-      version: '1.0.0',
-      description: 'Identity provider (/auth/v1) and edge functions (/functions/v1).',
-    },
-    servers: [{ url: s.publicUrl }],
+  let doc: ReturnType<typeof openApiDocument> | undefined;
+  app.get('/openapi.json', (c) => {
+    // Built on first request, once every route is mounted; routes never change afterwards.
+    doc ??= openApiDocument(
+      app,
+      {
+        openapi: '3.1.0',
+        info: {
+          title: 'svc: business operations service',
+          version: '1.0.0',
+          description: 'Identity provider (/auth/v1) and edge functions (/functions/v1).',
+        },
+        servers: [{ url: s.publicUrl }],
+      },
+      securityOf,
+    );
+    return c.json(doc, 200);
   });
 
   app.notFound((c) =>

@@ -9,6 +9,7 @@ import { createPasswords } from './auth/password.ts';
 import { loadSigningKeys } from './auth/signing-keys.ts';
 import { type Config, resolvePublicUrl } from './config.ts';
 import { createPlanCache } from './domain/plan-cache.ts';
+import { lockDataDir } from './platform/data-dir-lock.ts';
 import type { Database } from './platform/db/database.ts';
 import { migrate, SCHEMA_CHANNEL } from './platform/db/migrate.ts';
 import { openDatabase } from './platform/db/open.ts';
@@ -23,19 +24,28 @@ export type RunningService = {
   close(): Promise<void>;
 };
 
-/** The composition root: config → database → migrate → app → listen. */
+/** The composition root: config → data-dir lock (embedded only) → database → migrate → app → listen. */
 export async function startService(
   config: Config,
   opts: { logDestination?: DestinationStream; database?: Database } = {},
 ): Promise<RunningService> {
   const log = createLogger(config.logLevel, opts.logDestination);
   const keys = await loadSigningKeys(config.dataDir, config.jwtPrivateKey);
-  const db = opts.database ?? (await openDatabase(config));
+  // The embedded database has one writer: this process, or a refusal naming the one that runs.
+  const lock = opts.database || config.databaseUrl ? undefined : lockDataDir(config.dataDir, 'start');
+  let db: Database;
+  try {
+    db = opts.database ?? (await openDatabase(config));
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   try {
     const applied = await migrate(db);
     if (applied.length) log.info({ applied }, 'migrations applied');
   } catch (err) {
     await db.close();
+    lock?.release();
     throw err;
   }
 
@@ -52,9 +62,11 @@ export async function startService(
     });
   } catch (err) {
     await db.close();
+    lock?.release();
     throw err;
   }
   const url = resolvePublicUrl(config, (server.address() as AddressInfo).port);
+  lock?.setUrl(url);
 
   let redis: Redis | undefined;
   let stopListening: (() => Promise<void>) | undefined;
@@ -103,6 +115,7 @@ export async function startService(
     await stopListening?.().catch(() => {});
     redis?.disconnect();
     await db.close();
+    lock?.release();
     throw err;
   }
   log.info({ url, engine: db.engine }, 'listening');
@@ -120,6 +133,7 @@ export async function startService(
         await stopListening?.();
         await db.close();
       } finally {
+        lock?.release();
         await redis?.quit().catch(() => redis.disconnect());
       }
       log.info('stopped');

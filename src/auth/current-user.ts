@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { bearerToken } from '../platform/http/authenticate.ts';
 import type { Services } from '../services.ts';
-import { badJwt, noAuthorization, sessionNotFound } from './errors.ts';
+import { agentIsNotAUser, badJwt, noAuthorization, sessionNotFound } from './errors.ts';
 import { TokenError } from './jwt.ts';
 import { sessionExists } from './session.ts';
 import { findUserById, type UserRow } from './users.ts';
@@ -24,7 +24,8 @@ export async function currentUser(s: Services, c: Context): Promise<{ user: User
         : 'unable to verify the token',
     );
   }
-  if (claims.role !== 'authenticated' || claims.org_role === 'agent' || typeof claims.sub !== 'string') {
+  if (claims.org_role === 'agent') throw agentIsNotAUser();
+  if (claims.role !== 'authenticated' || typeof claims.sub !== 'string') {
     throw badJwt('missing sub claim');
   }
   const sessionId = typeof claims.session_id === 'string' ? claims.session_id : '';

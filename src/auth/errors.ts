@@ -20,3 +20,11 @@ export const noAuthorization = () =>
 export const badJwt = (why: string) => new AppError(403, 'bad_jwt', `invalid JWT: ${why}`);
 export const sessionNotFound = () =>
   new AppError(403, 'session_not_found', 'Session from session_id claim in JWT does not exist');
+/**
+ * An agent's JWT is valid but names no user: GoTrue's 403 bad_jwt (what auth-js expects of a token
+ * /user cannot use), with a message that says why and where the token does work.
+ */
+export const agentIsNotAUser = () =>
+  badJwt(
+    'this is an AI agent’s token, and an agent is not a user: use it on /rest/v1, the functions and the MCP server; /auth/v1 serves people',
+  );

@@ -1,15 +1,15 @@
 import { loadSigningKeys } from '../auth/signing-keys.ts';
-import { ConfigError, loadConfig, resolvePublicUrl } from '../config.ts';
+import { ConfigError, loadConfig } from '../config.ts';
 import { startService } from '../main.ts';
 import { migrate } from '../platform/db/migrate.ts';
-import { openDatabase } from '../platform/db/open.ts';
 import { setPlanCommand } from './org-set-plan.ts';
+import { openForCommand, serviceUrl } from './running-service.ts';
 
 const USAGE = `usage: svc <command>
 
-  start                         run the service (default)
-  migrate                       apply pending database migrations
-  keys                          print {"url","anon_key","service_role_key"} as one JSON line
+  start                         run the service (default); one per DATA_DIR on the embedded database
+  migrate                       apply pending database migrations (refused while a service runs on DATA_DIR)
+  keys                          print {"url","anon_key","service_role_key"} as one JSON line (url: the running service's)
   org set-plan <org_id> <plan>  move an organization to free | starter | growth | scale
 
 Configuration comes from the environment: see README.md.`;
@@ -21,17 +21,18 @@ async function main(argv: string[]): Promise<number> {
     case 'start': {
       const service = await startService(config);
       const { anonKey } = service.services.keys;
-      process.stdout.write(`svc listening on ${service.url}\nanon key: ${anonKey}\n`);
       const stop = async () => {
         await service.close();
         process.exit(0);
       };
+      // Before announcing readiness: a supervisor may signal the moment it reads the line.
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);
+      process.stdout.write(`svc listening on ${service.url}\nanon key: ${anonKey}\n`);
       return -1; // keep running
     }
     case 'migrate': {
-      const db = await openDatabase(config);
+      const db = await openForCommand(config, 'migrate');
       try {
         const applied = await migrate(db);
         process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'nothing to apply\n');
@@ -42,9 +43,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'keys': {
       const keys = await loadSigningKeys(config.dataDir, config.jwtPrivateKey);
-      const url = resolvePublicUrl(config, config.port);
       process.stdout.write(
-        `${JSON.stringify({ url, anon_key: keys.anonKey, service_role_key: keys.serviceRoleKey })}\n`,
+        `${JSON.stringify({ url: serviceUrl(config), anon_key: keys.anonKey, service_role_key: keys.serviceRoleKey })}\n`,
       );
       return 0;
     }

@@ -1,17 +1,18 @@
 import { loadSigningKeys } from '../auth/signing-keys.ts';
-import { type Config, resolvePublicUrl } from '../config.ts';
+import type { Config } from '../config.ts';
 import { setPlan } from '../domain/organizations.ts';
 import { SERVICE } from '../platform/db/database.ts';
-import { openDatabase } from '../platform/db/open.ts';
 import { AppError } from '../platform/errors.ts';
+import { openForCommand, serviceUrl } from './running-service.ts';
 
 /**
  * Asks the running service (organization-plan, with the service-role key), so the embedded
- * database is never opened by two processes; only when nothing listens does it open the database.
+ * database is never opened by two processes; only when nothing listens does it open the database
+ * (under the data directory's lock on the embedded default).
  */
 export async function setPlanCommand(config: Config, organizationId: string, plan: string): Promise<number> {
   const keys = await loadSigningKeys(config.dataDir, config.jwtPrivateKey);
-  const url = `${resolvePublicUrl(config, config.port)}/functions/v1/organization-plan`;
+  const url = `${serviceUrl(config)}/functions/v1/organization-plan`;
   let result: unknown;
   try {
     const res = await fetch(url, {
@@ -26,7 +27,7 @@ export async function setPlanCommand(config: Config, organizationId: string, pla
     }
   } catch (err) {
     if (!isConnectionRefused(err)) throw err;
-    const db = await openDatabase(config);
+    const db = await openForCommand(config, 'org set-plan');
     try {
       result = await db.asPrincipal(SERVICE, (tx) => setPlan(tx, organizationId, plan));
     } catch (e) {

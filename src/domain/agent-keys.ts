@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { type Database, type Principal, type Queryable, SERVICE } from '../platform/db/database.ts';
-import { AppError, forbidden, validationError } from '../platform/errors.ts';
+import { AppError, forbidden, notFound, validationError } from '../platform/errors.ts';
 import { isOrgAdmin, requireCurrentOrg } from './organizations.ts';
+import type { OrgPlan, PlanCache } from './plan-cache.ts';
 
 export const SCOPES = ['read', 'write', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -34,19 +35,79 @@ export function tokenScopes(principal: Principal): string[] {
   return Array.isArray(scopes) ? scopes.filter((x): x is string => typeof x === 'string') : [];
 }
 
+/** Whether scopes include `required`, admin implying write and write implying read. */
+const covers = (scopes: string[], required: Scope) =>
+  SCOPES.slice(SCOPES.indexOf(required)).some((s) => scopes.includes(s));
+
+/** The cheapest plan whose agents may use `scope` (plans come cheapest first). */
+export const minimumPlanFor = (plans: OrgPlan[], scope: Scope) =>
+  plans.find((p) => p.limits.mcp_scopes.includes(scope)) ?? null;
+
+/**
+ * What a key's scopes grant under its organization's plan today (what its next JWT carries), and
+ * a warning when the plan withholds a scope the key asks for; null when it withholds nothing.
+ */
+export function effectiveScopes(keyScopes: string[], plan: OrgPlan, plans: OrgPlan[]) {
+  const effective = grantedScopes(keyScopes, plan.limits.mcp_scopes);
+  const withheld = keyScopes.filter((s) => !effective.includes(s as Scope)) as Scope[];
+  if (withheld.length === 0) return { effective_scopes: effective, warning: null };
+  const highest = SCOPES.filter((s) => withheld.includes(s)).at(-1) as Scope;
+  const upgrade = minimumPlanFor(plans, highest)?.name ?? 'a higher';
+  const warning = `The ${plan.name} plan gives agents only ${effective.join(', ') || 'no'} access: this key's ${withheld.join(', ')} scope${withheld.length > 1 ? 's take' : ' takes'} effect once an owner has the organization moved to the ${upgrade} plan or above (plan changes are made by the operator), at the key's next agent-auth exchange`;
+  return { effective_scopes: effective, warning };
+}
+
+/** effectiveScopes for the keys of one organization, its plan read once (cached: plan-cache.ts). */
+export async function scopesUnderPlan(plans: PlanCache, organizationId: string) {
+  const [plan, all] = await Promise.all([plans.forOrganization(organizationId), plans.all()]);
+  if (!plan) throw notFound('organization');
+  return (keyScopes: string[]) => effectiveScopes(keyScopes, plan, all);
+}
+
+export type ScopeDeps = { db: Database; plans: PlanCache };
+
 /**
  * Refuses an agent whose token lacks `required` (admin implies write, write implies read), before
- * the database is asked; people are left to row-level security.
+ * the database is asked; people are left to row-level security. The refusal says which of the
+ * three causes it is, since each has a different remedy: the plan (details.minimum_plan; only a
+ * person can upgrade), the key (a person creates one with the scope), or a token older than an
+ * upgrade (call agent-auth again). Looking that up costs nothing on calls that pass.
  */
-export function requireScope(principal: Principal, required: Scope, what = 'This'): void {
+export async function requireScope(
+  deps: ScopeDeps,
+  principal: Principal,
+  required: Scope,
+  what = 'This',
+): Promise<void> {
   if (principal.kind !== 'agent') return;
   const granted = tokenScopes(principal);
-  if (!SCOPES.slice(SCOPES.indexOf(required)).some((s) => granted.includes(s))) {
-    throw new AppError(403, 'insufficient_scope', `${what} needs the ${required} scope`, {
-      required_scope: required,
-      granted_scopes: granted,
-    });
+  if (covers(granted, required)) return;
+  const details: Record<string, unknown> = { required_scope: required, granted_scopes: granted };
+  const org = String(principal.claims.organization_id ?? '');
+  const [plan, plans, [key]] = await Promise.all([
+    deps.plans.forOrganization(org),
+    deps.plans.all(),
+    org
+      ? deps.db.query<{ scopes: string[] }>(
+          'select scopes from public.agent_api_keys where id = $1::uuid and organization_id = $2::uuid',
+          [principal.keyId, org],
+        )
+      : [],
+  ]);
+  const keyHasIt = covers(key?.scopes ?? [], required);
+  let message = `${what} needs the ${required} scope`;
+  if (plan && !plan.limits.mcp_scopes.includes(required)) {
+    const minimum = minimumPlanFor(plans, required);
+    Object.assign(details, { plan: plan.slug, minimum_plan: minimum?.slug ?? null });
+    message += `, which the ${plan.name} plan does not give agents: an owner of the organization must have it moved to the ${minimum?.name ?? 'a higher'} plan or above (plan changes are made by the operator), then call agent-auth again`;
+    if (!keyHasIt)
+      message += `; this key does not ask for ${required} either, so a key with it is needed too`;
+  } else if (keyHasIt) {
+    message += ': the plan grants it now but this token was issued before; call agent-auth again';
+  } else {
+    message += ': this key does not have it; an owner or admin can create a key with that scope';
   }
+  throw new AppError(403, 'insufficient_scope', message, details);
 }
 
 /** When a new key expires: the requested time (future, at most a year away) or the default. */

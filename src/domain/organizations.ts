@@ -1,5 +1,5 @@
 import type { Database, Principal, Queryable } from '../platform/db/database.ts';
-import { AppError, notFound } from '../platform/errors.ts';
+import { AppError, noOrganization, notFound } from '../platform/errors.ts';
 
 export type Organization = { id: string; name: string; plan: string; created_at: Date; updated_at: Date };
 export type OrgRole = 'owner' | 'admin' | 'member';
@@ -88,13 +88,7 @@ export async function removeMember(db: Database, principal: Principal, userId: s
 /** Requests that act in "the current organization" need one: a person may have none yet. */
 export async function requireCurrentOrg(tx: Queryable): Promise<string> {
   const [row] = await tx.query<{ id: string | null }>('select app.current_org_id() as id');
-  if (!row?.id) {
-    throw new AppError(
-      403,
-      'forbidden',
-      'You have no current organization: create one or switch to one you belong to',
-    );
-  }
+  if (!row?.id) throw noOrganization();
   return row.id;
 }
 

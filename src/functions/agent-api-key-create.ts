@@ -1,15 +1,16 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { createApiKey, keyExpiry, requireKeyManager, SCOPES } from '../domain/agent-keys.ts';
+import { createApiKey, keyExpiry, requireKeyManager, SCOPES, scopesUnderPlan } from '../domain/agent-keys.ts';
 import { requireUser } from '../platform/http/authenticate.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import type { Services } from '../services.ts';
+import { EffectiveScopes } from './schemas.ts';
 
 const route = createRoute({
   method: 'post',
   path: '/agent-api-key-create',
   summary: 'Create an agent API key for the current organization (owners and admins)',
   description:
-    'The raw key is returned once. Scopes are capped by the plan at every exchange. Counts against the plan’s agents ceiling.',
+    'The raw key is returned once. Scopes are capped by the plan at every exchange: effective_scopes says what the plan grants today, and warning (null when nothing is withheld) which plan brings the rest. Counts against the plan’s agents ceiling.',
   request: jsonBody(
     z.object({
       name: z.string().trim().min(1).max(100),
@@ -31,6 +32,7 @@ const route = createRoute({
         organization_id: z.uuid(),
         name: z.string(),
         scopes: z.array(z.enum(SCOPES)),
+        ...EffectiveScopes,
         expires_at: z.string(),
         message: z.string(),
       }),
@@ -52,6 +54,7 @@ export function agentApiKeyCreate(s: Services) {
       (insertKey) => s.db.asPrincipal(principal, (tx) => insertKey(tx, organizationId)),
       { name: body.name, scopes: body.scopes, expiresAt, createdBy: principal.userId },
     );
+    const underPlan = await scopesUnderPlan(s.plans, row.organization_id);
     return c.json(
       {
         api_key: apiKey,
@@ -59,6 +62,7 @@ export function agentApiKeyCreate(s: Services) {
         organization_id: row.organization_id,
         name: row.name,
         scopes: row.scopes,
+        ...underPlan(row.scopes),
         expires_at: row.expires_at.toISOString(),
         message:
           'Store this API key now: it cannot be shown again. Agents exchange it at agent-auth for a JWT.',

@@ -2,6 +2,7 @@ import { mcpRoutes } from '../mcp/route.ts';
 import { authenticate } from '../platform/http/authenticate.ts';
 import { meter } from '../platform/http/meter.ts';
 import { newRouter } from '../platform/http/openapi.ts';
+import { requireOrganization } from '../platform/http/require-organization.ts';
 import type { Services } from '../services.ts';
 import { agentApiKeyCreate } from './agent-api-key-create.ts';
 import { agentApiKeys } from './agent-api-keys.ts';
@@ -24,12 +25,19 @@ const SIGNED_IN = [
   'agent-usage',
 ];
 
+/**
+ * Functions that act in the caller's current organization: a person without one is told how to
+ * get one (no_organization). organization-create, -switch and invitations are the way out.
+ */
+const IN_ORGANIZATION = ['organization-members', 'agent-api-key-create', 'agent-api-keys', 'agent-usage'];
+
 /** /functions/v1/<name>: one file per function. */
 export function functionRoutes(s: Services) {
   const app = newRouter();
-  const signedIn = authenticate(s.tokens, { required: true });
+  const signedIn = authenticate(s, { required: true });
   const metered = meter(s);
   for (const name of SIGNED_IN) app.use(`/${name}`, signedIn, metered);
+  for (const name of IN_ORGANIZATION) app.use(`/${name}`, requireOrganization());
   for (const r of [
     organizationCreate(s),
     organizationMembers(s),

@@ -43,13 +43,27 @@ export const PlanLimitsSchema = z
   })
   .openapi('PlanLimits');
 
+/** Beside a key's asked scopes: what its organization's plan lets it use today. */
+export const EffectiveScopes = {
+  effective_scopes: z.array(z.enum(['read', 'write', 'admin'])).openapi({
+    description:
+      'What an agent-auth exchange grants today: the key’s scopes (admin ⊃ write ⊃ read) capped by the plan’s mcp_scopes',
+  }),
+  warning: z.string().nullable().openapi({
+    description: 'Which asked scopes the plan withholds and which plan brings them; null when none',
+  }),
+};
+
 export const ApiKeySchema = z
   .object({
     id: z.uuid(),
     organization_id: z.uuid(),
     name: z.string(),
     key_prefix: z.string(),
-    scopes: z.array(z.enum(['read', 'write', 'admin'])),
+    scopes: z
+      .array(z.enum(['read', 'write', 'admin']))
+      .openapi({ description: 'The scopes the key asks for' }),
+    ...EffectiveScopes,
     agent_platform: z.string().nullable(),
     expires_at: z.string(),
     is_active: z.boolean(),

@@ -154,7 +154,7 @@ function invalidArguments(tool: Tool, issues: z.core.$ZodIssue[]) {
  */
 export async function callTool(tool: Tool, ctx: ToolContext, args: unknown): Promise<CallToolResult> {
   try {
-    requireScope(ctx.principal, tool.scope, tool.name);
+    await requireScope(ctx.s, ctx.principal, tool.scope, tool.name);
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) throw invalidArguments(tool, parsed.error.issues);
     return result(await tool.run(ctx, parsed.data));

@@ -39,6 +39,22 @@ export const agentKeyGone = () =>
     'The API key behind this token was revoked or has expired; call agent-auth again',
   );
 
+/**
+ * A person whose token names no organization (signed up without one, or not switched into one
+ * yet): said plainly instead of empty reads and bare 403s, with the ways out.
+ */
+export const noOrganization = () =>
+  new AppError(
+    403,
+    'no_organization',
+    'You are not acting in any organization: create one with organization-create or accept an invitation (functions/v1/invitations), then call organization-switch with its id to get a session that acts in it',
+    {
+      organization_create: '/functions/v1/organization-create',
+      invitations: '/functions/v1/invitations',
+      organization_switch: '/functions/v1/organization-switch',
+    },
+  );
+
 /** Postgres error fields both drivers expose. */
 type PgError = { code?: string; message?: string; hint?: string; detail?: string; constraint?: string };
 

@@ -25,11 +25,27 @@ export function restError(err: unknown, anonymous: boolean): AppError {
   const pgCode = typeof sqlstate === 'string' && /^[0-9A-Z]{5}$/.test(sqlstate) && !sqlstate.startsWith('SV');
   const code = e.extra.code ?? (pgCode ? sqlstate : e.code);
   // PostgREST's map: anything the database refused that is not listed is the request's fault.
-  let status = code === '42501' && anonymous ? 401 : e.status;
+  if (code === '42501' && anonymous) return signInFirst(e);
+  let status = e.status;
   if (status === 500 && pgCode) status = sqlstate === '42P01' ? 404 : 400;
   const message = status !== e.status ? 'The database refused the request' : e.message;
   const error = status !== e.status ? 'validation_error' : e.code;
   return new AppError(status, error, message, e.details, { hint: null, ...e.extra, code }, e.headers);
+}
+
+/**
+ * PostgREST answers a permission error of the anon role 401 (42501) with a Bearer challenge: the
+ * caller is not refused for who they are but for being no one, so the code says to sign in.
+ */
+function signInFirst(e: AppError): AppError {
+  return new AppError(
+    401,
+    'unauthorized',
+    'Sign in first: the anon key alone may not read or change this table; send a user’s access token or an agent JWT as "Authorization: Bearer <token>"',
+    {},
+    { hint: null, code: '42501' },
+    { ...e.headers, 'WWW-Authenticate': 'Bearer' },
+  );
 }
 
 /** The relation a path names, from the schema cache only. */

@@ -120,7 +120,7 @@ async function respond(
 
 /** POST: one row or an array, all or nothing; upsert with Prefer resolution and on_conflict. */
 export async function insert(s: Services, c: Context, table: string) {
-  requireScope(c.get('principal'), 'write');
+  await requireScope(s, c.get('principal'), 'write');
   const rel = relationOf(s.schema, table);
   const params = new URL(c.req.url).searchParams;
   const body = await jsonBody(c);
@@ -210,7 +210,7 @@ async function filtersFor(s: Services, c: Context, params: URLSearchParams): Pro
 }
 
 export async function update(s: Services, c: Context, table: string) {
-  requireScope(c.get('principal'), 'write');
+  await requireScope(s, c.get('principal'), 'write');
   const rel = relationOf(s.schema, table);
   const params = new URL(c.req.url).searchParams;
   const filters = await filtersFor(s, c, params);
@@ -229,7 +229,7 @@ export async function update(s: Services, c: Context, table: string) {
 }
 
 export async function remove(s: Services, c: Context, table: string) {
-  requireScope(c.get('principal'), 'admin');
+  await requireScope(s, c.get('principal'), 'admin');
   const rel = relationOf(s.schema, table);
   const params = new URL(c.req.url).searchParams;
   const filters = await filtersFor(s, c, params);

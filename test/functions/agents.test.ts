@@ -2,6 +2,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE } from '../../src/platform/db/database.ts';
 import { call, orgOf, signUp } from '../helpers/http.ts';
+import { agentToken, mcpClient, setPlan, tool } from '../helpers/mcp.ts';
 import { startTestService, type TestService, uniqueEmail } from '../helpers/service.ts';
 
 let svc: TestService;
@@ -340,5 +341,66 @@ describe('secrets', () => {
     expect(JSON.stringify(usage.json)).not.toContain(reg.json.api_key);
     expect(svc.logs()).not.toContain(reg.json.api_key);
     expect(svc.logs()).not.toContain(reg.json.api_key.slice(12));
+  });
+});
+
+describe('effective scopes: what the plan grants a key today', () => {
+  it('shows them beside the asked scopes with a warning, and a refusal the plan causes names the plan to move to', async () => {
+    const owner = await signUp(svc, 'Free Writer Ltd');
+    const made = await call(svc, 'POST', fn('agent-api-key-create'), {
+      token: owner.access_token,
+      body: { name: 'writer', scopes: ['read', 'write'] },
+    });
+    expect(made.status).toBe(201);
+    expect(made.json).toMatchObject({ scopes: ['read', 'write'], effective_scopes: ['read'] });
+    expect(made.json.warning).toMatch(/Free plan gives agents only read/);
+    expect(made.json.warning).toMatch(/write scope takes effect .*Starter plan/);
+    const listed = async () =>
+      (await call(svc, 'GET', fn('agent-api-keys'), { token: owner.access_token })).json.data[0];
+    expect(await listed()).toMatchObject({
+      scopes: ['read', 'write'],
+      effective_scopes: ['read'],
+      warning: made.json.warning,
+    });
+
+    const token = (await exchange(made.json.api_key)).json.access_token;
+    const rest = await call(svc, 'POST', '/rest/v1/contacts', { token, body: { first_name: 'x' } });
+    expect(rest.status).toBe(403);
+    expect(rest.json).toMatchObject({
+      error: 'insufficient_scope',
+      details: { required_scope: 'write', granted_scopes: ['read'], plan: 'free', minimum_plan: 'starter' },
+    });
+    expect(rest.json.message).toMatch(/Free plan does not give agents: an owner .* Starter plan/);
+    const client = await mcpClient(svc, token);
+    try {
+      const viaMcp = await tool(client, 'svc_create_contact', { first_name: 'x' });
+      expect(viaMcp.isError).toBe(true);
+      expect(viaMcp.body).toMatchObject({
+        error: 'insufficient_scope',
+        details: { required_scope: 'write', plan: 'free', minimum_plan: 'starter' },
+      });
+    } finally {
+      await client.close();
+    }
+
+    await setPlan(svc, owner, 'growth');
+    expect(await listed()).toMatchObject({ effective_scopes: ['read', 'write'], warning: null });
+    // A token issued before the upgrade: the plan is not the cause any more, the token's age is.
+    const stale = await call(svc, 'POST', '/rest/v1/contacts', { token, body: { first_name: 'x' } });
+    expect(stale.json.error).toBe('insufficient_scope');
+    expect(stale.json.details).not.toHaveProperty('minimum_plan');
+    expect(stale.json.message).toMatch(/call agent-auth again/);
+    const fresh = (await exchange(made.json.api_key)).json.access_token;
+    const write = await call(svc, 'POST', '/rest/v1/contacts', { token: fresh, body: { first_name: 'x' } });
+    expect(write.status).toBe(201);
+    // The key is the cause: a person creates a key with the scope; no plan is named.
+    const reader = await agentToken(svc, owner, ['read']);
+    const byKey = await call(svc, 'POST', '/rest/v1/contacts', {
+      token: reader.token,
+      body: { first_name: 'x' },
+    });
+    expect(byKey.json.error).toBe('insufficient_scope');
+    expect(byKey.json.details).not.toHaveProperty('minimum_plan');
+    expect(byKey.json.message).toMatch(/this key does not have it/);
   });
 });

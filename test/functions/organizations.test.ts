@@ -221,7 +221,7 @@ describe('organization-members', () => {
     const homeless = await signUp(svc);
     const list = await call(svc, 'GET', fn('organization-members'), { token: homeless.access_token });
     expect(list.status).toBe(403);
-    expect(list.json.error).toBe('forbidden');
+    expect(list.json.error).toBe('no_organization');
   });
 });
 

@@ -37,3 +37,28 @@ export function startCli(env: Record<string, string>) {
     child.on('exit', (code) => reject(new Error(`svc start exited with ${code}: ${out}`)));
   });
 }
+
+/**
+ * Runs `svc start` until it either listens or exits: a start that must be refused is told apart
+ * from one that wrongly runs (which is then stopped) without waiting on a timer.
+ */
+export function tryStartCli(env: Record<string, string>) {
+  return new Promise<{ listening: string | null; code: number | null; output: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'start'], { env: { ...process.env, ...env } });
+    let out = '';
+    let listening: string | null = null;
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /svc listening on (\S+)/.exec(out);
+      if (m?.[1] && !listening) {
+        listening = m[1];
+        child.kill('SIGTERM');
+      }
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ listening, code, output: out }));
+  });
+}

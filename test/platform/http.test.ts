@@ -115,6 +115,36 @@ describe('platform behaviour', () => {
     );
   });
 
+  it('declares its security schemes, and every operation has a unique operationId and its security', async () => {
+    const { json: doc } = await call(svc, 'GET', '/openapi.json');
+    expect(doc.components.securitySchemes).toEqual({
+      apikey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'apikey' }),
+      bearer: expect.objectContaining({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }),
+    });
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item as Record<string, { operationId?: string; security?: unknown[] }>).map(
+        ([method, op]) => ({ at: `${method} ${path}`, ...op }),
+      ),
+    );
+    expect(operations.length).toBeGreaterThan(15);
+    for (const op of operations) {
+      expect(op.operationId, op.at).toMatch(/^[a-z][A-Za-z0-9]+$/);
+      expect(Array.isArray(op.security), op.at).toBe(true);
+      for (const requirement of op.security as Record<string, unknown>[]) {
+        for (const scheme of Object.keys(requirement))
+          expect(doc.components.securitySchemes, op.at).toHaveProperty(scheme);
+      }
+    }
+    expect(new Set(operations.map((o) => o.operationId)).size).toBe(operations.length);
+    const byPath = (at: string) => operations.find((o) => o.at === at);
+    expect(byPath('post /functions/v1/agent-auth')).toMatchObject({
+      operationId: 'postFunctionsAgentAuth',
+      security: [],
+    });
+    expect(byPath('get /auth/v1/user')?.security).toEqual([{ apikey: [], bearer: [] }]);
+    expect(byPath('post /functions/v1/agent-api-key-create')?.security).toEqual([{ bearer: [] }]);
+  });
+
   it('never writes passwords or tokens to the log', async () => {
     const password = 'very-secret-password-42';
     const email = uniqueEmail();

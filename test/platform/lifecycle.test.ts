@@ -1,4 +1,5 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -7,7 +8,7 @@ import { startService } from '../../src/main.ts';
 import { loadMigrations, MIGRATIONS_DIR, MigrationError, migrate } from '../../src/platform/db/migrate.ts';
 import { openPostgres } from '../../src/platform/db/pg.ts';
 import { openPglite } from '../../src/platform/db/pglite.ts';
-import { runCli, startCli } from '../helpers/cli.ts';
+import { runCli, startCli, tryStartCli } from '../helpers/cli.ts';
 import { freshDatabase, onPostgres } from '../helpers/db.ts';
 import { call, signIn, signUp } from '../helpers/http.ts';
 import type { TestService } from '../helpers/service.ts';
@@ -109,6 +110,9 @@ describe('the svc command', () => {
     expect(keys.code).toBe(0);
     const printed = JSON.parse(keys.stdout.trim());
     expect(Object.keys(printed).sort()).toEqual(['anon_key', 'service_role_key', 'url']);
+    // The running service's address (PORT=0 picked a free port), not the default port's. With
+    // DATABASE_URL there is no lock file to find it in: the configured address is printed.
+    if (!onPostgres()) expect(printed.url).toBe(url);
     expect(output()).toContain(`anon key: ${printed.anon_key}`);
     expect((await fetch(`${url}/health`)).status).toBe(200);
 
@@ -153,4 +157,64 @@ describe('the svc command', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/PORT/);
   });
+});
+
+describe('one process per embedded data directory', () => {
+  it.skipIf(onPostgres())(
+    'refuses a second `svc start` and `svc migrate` naming the running one, and frees the directory on stop',
+    async () => {
+      const env = { DATA_DIR: tempDir(), LOG_LEVEL: 'silent', PORT: '0' };
+      const first = await startCli(env);
+      const pid = String(first.child.pid);
+      const second = await tryStartCli(env);
+      expect(second.listening).toBeNull();
+      expect(second.code).toBe(1);
+      expect(second.output).toContain(`pid ${pid}`);
+      expect(second.output).toContain(first.url);
+      const migrate = await runCli(['migrate'], env);
+      expect(migrate.code).toBe(1);
+      expect(migrate.stderr).toContain(`pid ${pid}`);
+      expect(migrate.stderr).toContain(first.url);
+      // The first one is untouched: it still answers, and sign-ups made there stay.
+      expect((await fetch(`${first.url}/health`)).status).toBe(200);
+
+      const exited = new Promise((resolve) => first.child.on('exit', resolve));
+      first.child.kill('SIGTERM');
+      await exited;
+      expect(existsSync(path.join(env.DATA_DIR, 'svc.lock'))).toBe(false);
+      expect((await runCli(['migrate'], env)).code).toBe(0);
+      const third = await tryStartCli(env);
+      expect(third.listening).not.toBeNull();
+      expect(third.code).toBe(0);
+    },
+  );
+
+  it.skipIf(onPostgres())('takes over the lock of a process that died without releasing it', async () => {
+    const dir = tempDir();
+    const dead = spawnSync(process.execPath, ['-e', '']).pid as number;
+    writeFileSync(
+      path.join(dir, 'svc.lock'),
+      JSON.stringify({ pid: dead, command: 'start', url: 'http://127.0.0.1:1', started_at: '', token: 'x' }),
+    );
+    const keys = await runCli(['keys'], { DATA_DIR: dir, LOG_LEVEL: 'silent', PORT: '7' });
+    expect(JSON.parse(keys.stdout).url).toBe('http://127.0.0.1:7'); // a dead holder runs nothing
+    const started = await tryStartCli({ DATA_DIR: dir, LOG_LEVEL: 'silent', PORT: '0' });
+    expect(started.listening).not.toBeNull();
+    expect(started.code).toBe(0);
+  });
+
+  it.runIf(onPostgres())(
+    'lets several processes share one PostgreSQL database and data directory',
+    async () => {
+      const dir = tempDir();
+      const env = { ...(await deploymentEnv(dir)), PORT: '0' };
+      const first = await startCli(env);
+      cleanups.push(() => {
+        first.child.kill('SIGTERM');
+      });
+      const second = await tryStartCli(env);
+      expect(second.listening).not.toBeNull();
+      expect(second.code).toBe(0);
+    },
+  );
 });

@@ -24,6 +24,38 @@ export function bearerToken(c: Context): string | null {
   return m[1];
 }
 
+/** Where agents exchange an API key for a JWT (spec 5.4). */
+export const agentAuthUrl = (publicUrl: string) => `${publicUrl}/functions/v1/agent-auth`;
+
+/**
+ * RFC 6750 section 3: a refused bearer token is named in WWW-Authenticate, so a client (or a
+ * person reading the headers) learns what to do without parsing the body.
+ */
+export function bearerChallenge(description: string, realm?: string): string {
+  // A quoted-string may not carry '"' or '\'.
+  const quoted = description.replace(/["\\]/g, "'");
+  return `Bearer ${realm ? `realm="${realm}", ` : ''}error="invalid_token", error_description="${quoted}"`;
+}
+
+/**
+ * An agent's raw `svc_ak_…` key sent where a JWT belongs, answered the same way on every
+ * surface (/rest/v1, functions, the MCP server): 401 with the exchange endpoint in the body and
+ * in the challenge. Returns nothing for any other token.
+ */
+export function rawApiKeyRefusal(token: string, publicUrl: string): AppError | null {
+  if (!token.startsWith('svc_ak_')) return null;
+  const endpoint = agentAuthUrl(publicUrl);
+  const message = `This is a raw API key: exchange it for an agent JWT at agent-auth (POST ${endpoint}) and send that token instead`;
+  return new AppError(
+    401,
+    'unauthorized',
+    message,
+    { auth_endpoint: endpoint },
+    {},
+    { 'WWW-Authenticate': bearerChallenge(message) },
+  );
+}
+
 export async function verifyBearer(tokens: Tokens, token: string): Promise<Claims> {
   try {
     return await tokens.verify(token);
@@ -59,14 +91,19 @@ export function requireApiKey(tokens: Tokens): MiddlewareHandler<AppEnv> {
  * Sets `principal` from the bearer token. Without one the caller is anonymous, or refused when
  * `required`. A bearer that is present but bad is always refused.
  */
-export function authenticate(tokens: Tokens, opts: { required: boolean }): MiddlewareHandler<AppEnv> {
+export function authenticate(
+  s: { tokens: Tokens; publicUrl: string },
+  opts: { required: boolean },
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const token = bearerToken(c);
     if (!token) {
       if (opts.required) throw unauthorized();
       c.set('principal', { kind: 'anon', claims: { role: 'anon' } });
     } else {
-      c.set('principal', principalFromClaims(await verifyBearer(tokens, token)));
+      const rawKey = rawApiKeyRefusal(token, s.publicUrl);
+      if (rawKey) throw rawKey;
+      c.set('principal', principalFromClaims(await verifyBearer(s.tokens, token)));
     }
     await next();
   };

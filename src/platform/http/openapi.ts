@@ -35,3 +35,76 @@ export const jsonResponse = <T extends z.ZodType>(schema: T, description: string
   description,
   content: { 'application/json': { schema } },
 });
+
+type SecurityRequirement = Record<string, string[]>;
+type Operation = {
+  operationId?: string;
+  security?: SecurityRequirement[];
+  responses?: Record<string, unknown>;
+};
+type Document = ReturnType<OpenAPIHono['getOpenAPI31Document']>;
+
+/** The credentials of this service: the gateway's `apikey` header and a bearer JWT. */
+export const SECURITY_SCHEMES = {
+  apikey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'apikey',
+    description: 'The anon key (or the service-role key): `svc keys` prints both',
+  },
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description:
+      'A person’s access token (/auth/v1/token), an agent JWT (agent-auth) or the service-role key',
+  },
+} as const;
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** `post /functions/v1/agent-auth` → `postFunctionsAgentAuth`: stable, readable, unique per route. */
+export function operationIdOf(method: string, path: string): string {
+  const words = path
+    .replace(/\/v\d+(?=\/|$)/g, '')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0]?.toUpperCase() + w.slice(1));
+  return method.toLowerCase() + words.join('');
+}
+
+/**
+ * The OpenAPI document with what every operation needs and no route has to remember: an
+ * operationId (derived from method and path unless the route declares one), the security it
+ * requires (`securityFor`, unless declared; `[]` for public routes), and a 401 answer where
+ * credentials are required. Two operations with one id are a build error, not a silent clash.
+ */
+export function openApiDocument(
+  app: OpenAPIHono<AppEnv>,
+  config: Parameters<OpenAPIHono['getOpenAPI31Document']>[0],
+  securityFor: (path: string) => SecurityRequirement[],
+): Document {
+  app.openAPIRegistry.register('Error', ErrorSchema); // referenced by the 401s added below
+  const doc = app.getOpenAPI31Document(config);
+  doc.components = { ...doc.components, securitySchemes: SECURITY_SCHEMES };
+  const seen = new Map<string, string>();
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of HTTP_METHODS) {
+      const op = (item as Record<string, Operation | undefined>)[method];
+      if (!op) continue;
+      op.operationId ??= operationIdOf(method, path);
+      const other = seen.get(op.operationId);
+      if (other) throw new Error(`operationId ${op.operationId} of ${method} ${path} is taken by ${other}`);
+      seen.set(op.operationId, `${method} ${path}`);
+      op.security ??= securityFor(path);
+      if (op.security.length > 0 && op.responses && !op.responses['401']) {
+        // The document is JSON by now: the Error schema is referenced, not converted again.
+        op.responses['401'] = {
+          description: 'Missing or invalid credentials',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        };
+      }
+    }
+  }
+  return doc;
+}
