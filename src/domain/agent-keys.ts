@@ -39,6 +39,10 @@ export function tokenScopes(principal: Principal): string[] {
 const covers = (scopes: string[], required: Scope) =>
   SCOPES.slice(SCOPES.indexOf(required)).some((s) => scopes.includes(s));
 
+/** Whether the caller's token lets it do what needs `required`: requireScope's passing test. */
+export const tokenCovers = (principal: Principal, required: Scope) =>
+  principal.kind !== 'agent' || covers(tokenScopes(principal), required);
+
 /** The cheapest plan whose agents may use `scope` (plans come cheapest first). */
 export const minimumPlanFor = (plans: OrgPlan[], scope: Scope) =>
   plans.find((p) => p.limits.mcp_scopes.includes(scope)) ?? null;
@@ -79,9 +83,8 @@ export async function requireScope(
   required: Scope,
   what = 'This',
 ): Promise<void> {
-  if (principal.kind !== 'agent') return;
+  if (principal.kind !== 'agent' || tokenCovers(principal, required)) return;
   const granted = tokenScopes(principal);
-  if (covers(granted, required)) return;
   const details: Record<string, unknown> = { required_scope: required, granted_scopes: granted };
   const org = String(principal.claims.organization_id ?? '');
   const [plan, plans, [key]] = await Promise.all([

@@ -3,7 +3,13 @@ import type { Context } from 'hono';
 import { createKeyCheck } from '../domain/agent-keys.ts';
 import type { Principal } from '../platform/db/database.ts';
 import { AppError, errorBody, forbidden, toAppError, unauthorized } from '../platform/errors.ts';
-import { bearerToken, principalFromClaims, verifyBearer } from '../platform/http/authenticate.ts';
+import {
+  bearerChallenge,
+  bearerToken,
+  principalFromClaims,
+  rawApiKeyRefusal,
+  verifyBearer,
+} from '../platform/http/authenticate.ts';
 import type { AppEnv } from '../platform/http/env.ts';
 import { claimedOrganization, meterCall } from '../platform/http/meter.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
@@ -15,14 +21,8 @@ type Agent = Extract<Principal, { kind: 'agent' }>;
 
 /** RFC 6750: a refused bearer token names itself in WWW-Authenticate. */
 function refuse(c: Context<AppEnv>, e: AppError) {
-  if (e.status === 401) {
-    // A quoted-string may not carry '"' or '\' (RFC 6750, section 3).
-    const description = e.message.replace(/["\\]/g, "'");
-    c.header(
-      'WWW-Authenticate',
-      `Bearer realm="mcp-server", error="invalid_token", error_description="${description}"`,
-    );
-  }
+  if (e.status === 401) c.header('WWW-Authenticate', bearerChallenge(e.message, 'mcp-server'));
+  // An error that brings its own challenge (a raw API key's names agent-auth) replaces that one.
   for (const [k, v] of Object.entries(e.headers)) c.header(k, v);
   return c.json(errorBody(e), e.status as 401);
 }
@@ -32,14 +32,8 @@ async function agentOf(s: Services, c: Context<AppEnv>, keyStillValid: ReturnTyp
   const token = bearerToken(c);
   if (!token)
     throw unauthorized('Send an agent JWT as "Authorization: Bearer <token>"; get one from agent-auth');
-  if (token.startsWith('svc_ak_')) {
-    throw new AppError(
-      401,
-      'unauthorized',
-      'This is a raw API key: exchange it for an agent JWT at agent-auth and send that token instead',
-      { auth_endpoint: `${s.publicUrl}/functions/v1/agent-auth` },
-    );
-  }
+  const rawKey = rawApiKeyRefusal(token, s.publicUrl);
+  if (rawKey) throw rawKey;
   const principal = principalFromClaims(await verifyBearer(s.tokens, token));
   if (principal.kind === 'anon') throw unauthorized('The anon key identifies no one: send an agent JWT');
   if (principal.kind !== 'agent') {

@@ -1,6 +1,6 @@
 import type { CallToolResult, Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { requireScope } from '../domain/agent-keys.ts';
+import { requireScope, tokenCovers } from '../domain/agent-keys.ts';
 import type { Principal } from '../platform/db/database.ts';
 import { errorBody, toAppError, validationError } from '../platform/errors.ts';
 import type { Services } from '../services.ts';
@@ -117,14 +117,8 @@ export function listing(tools: Tool[]): (ListedTool & { scope: Tool['scope'] })[
 }
 
 /** Whether the agent's token lets it call `tool`: the same check the call itself makes. */
-export function mayCall(principal: ToolContext['principal'], tool: Pick<Tool, 'scope'>): boolean {
-  try {
-    requireScope(principal, tool.scope);
-    return true;
-  } catch {
-    return false;
-  }
-}
+export const mayCall = (principal: ToolContext['principal'], tool: Pick<Tool, 'scope'>) =>
+  tokenCovers(principal, tool.scope);
 
 const result = (value: Record<string, unknown>, isError = false): CallToolResult => ({
   content: [{ type: 'text', text: JSON.stringify(value) }],

@@ -36,8 +36,7 @@ describe('a raw agent API key sent as a bearer token', () => {
       expect(r.json.details.auth_endpoint, path).toBe(endpoint);
       const challenge = r.headers.get('www-authenticate') ?? '';
       expect(challenge, path).toMatch(/^Bearer .*error="invalid_token", error_description="[^"]*agent-auth/);
-      // The MCP endpoint's own copy is replaced by the shared one when its rewrite lands.
-      if (!path.endsWith('mcp-server')) expect(challenge, path).toContain(endpoint);
+      expect(challenge, path).toContain(endpoint);
       expect(JSON.stringify(r.json), path).not.toContain(apiKey);
     }
     const viaClient = await rest(apiKey).from('contacts').select('*');
