@@ -64,10 +64,21 @@ function readHolder(file: string): LockHolder | null {
   }
 }
 
+/** Lock files this process holds. */
+const held = new Set<string>();
+
+/**
+ * Whether a lock's holder still runs. A lock naming this very process that it does not hold was
+ * left by an earlier process that had the same pid: a container restarted after a crash runs its
+ * entry point as pid 1 again, and would otherwise refuse to start forever.
+ */
+const holds = (file: string, h: LockHolder) => (h.pid === process.pid ? held.has(file) : isAlive(h.pid));
+
 /** The live holder of a data directory's lock, if any (e.g. the running service and its URL). */
 export function lockHolder(dataDir: string): LockHolder | null {
-  const holder = readHolder(path.join(dataDir, LOCK_FILE));
-  return holder && isAlive(holder.pid) ? holder : null;
+  const file = path.join(dataDir, LOCK_FILE);
+  const holder = readHolder(file);
+  return holder && holds(file, holder) ? holder : null;
 }
 
 /** Writes `content` to a temporary file beside `file`, then moves it into place as a whole. */
@@ -105,7 +116,7 @@ export function lockDataDir(dataDir: string, command: string): DataDirLock {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 3) throw err;
     }
     const current = readHolder(file);
-    if (current && isAlive(current.pid)) throw new DataDirLocked(dataDir, current);
+    if (current && holds(file, current)) throw new DataDirLocked(dataDir, current);
     const aside = `${file}.stale.${holder.token}`;
     try {
       renameSync(file, aside);
@@ -114,7 +125,7 @@ export function lockDataDir(dataDir: string, command: string): DataDirLock {
       throw err;
     }
     const moved = readHolder(aside);
-    if (moved && moved.token !== current?.token && isAlive(moved.pid)) {
+    if (moved && moved.token !== current?.token && holds(file, moved)) {
       // Another process took the stale lock over between our read and our rename: give it back.
       renameSync(aside, file);
       throw new DataDirLocked(dataDir, moved);
@@ -122,10 +133,12 @@ export function lockDataDir(dataDir: string, command: string): DataDirLock {
     rmSync(aside, { force: true });
   }
 
+  held.add(file);
   const ours = () => readHolder(file)?.token === holder.token;
   const release = () => {
     process.off('exit', release);
     if (ours()) rmSync(file, { force: true });
+    held.delete(file);
   };
   // process.exit() (a failed start, a fatal error) runs exit handlers synchronously.
   process.on('exit', release);
