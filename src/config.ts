@@ -42,6 +42,22 @@ const schema = z.object({
   TRUST_PROXY: z.string().optional(),
   BODY_LIMIT_BYTES: int(1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: int(10_000),
+  // Where links in emails land (the dashboard); unset: the service's own public address.
+  SITE_URL: z.string().url().optional(),
+  // Further addresses a recovery link may redirect to: comma-separated URLs, `*` at the end of one
+  // allows anything that starts with the part before it.
+  URI_ALLOW_LIST: z.string().optional(),
+  // smtp://user:pass@host:587 or smtps://…; unset: mails are written to DATA_DIR/outbox (development).
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://')
+    .optional(),
+  MAIL_FROM: z.string().min(3).default('svc <no-reply@localhost>'),
+  RECOVERY_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+  RECOVER_MAX_PER_EMAIL: int(5),
+  RECOVER_EMAIL_WINDOW_SECONDS: int(3600),
+  RECOVER_MAX_PER_IP: int(30),
+  RECOVER_IP_WINDOW_SECONDS: int(3600),
 });
 
 export type Config = {
@@ -77,6 +93,17 @@ export type Config = {
   trustProxy: string[];
   bodyLimitBytes: number;
   shutdownTimeoutMs: number;
+  /** Unset means: the public URL. */
+  siteUrl: string | undefined;
+  uriAllowList: string[];
+  mail: { smtpUrl: string | undefined; from: string };
+  recovery: {
+    tokenTtlSeconds: number;
+    maxPerEmail: number;
+    emailWindowSeconds: number;
+    maxPerIp: number;
+    ipWindowSeconds: number;
+  };
 };
 
 export class ConfigError extends Error {}
@@ -131,6 +158,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    siteUrl: e.SITE_URL?.replace(/\/+$/, ''),
+    uriAllowList: (e.URI_ALLOW_LIST ?? '')
+      .split(',')
+      .map((u) => u.trim())
+      .filter(Boolean),
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    recovery: {
+      tokenTtlSeconds: e.RECOVERY_TOKEN_TTL_SECONDS,
+      maxPerEmail: e.RECOVER_MAX_PER_EMAIL,
+      emailWindowSeconds: e.RECOVER_EMAIL_WINDOW_SECONDS,
+      maxPerIp: e.RECOVER_MAX_PER_IP,
+      ipWindowSeconds: e.RECOVER_IP_WINDOW_SECONDS,
+    },
   };
 }
 

@@ -1,0 +1,119 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { AppError } from '../platform/errors.ts';
+import { addressKey } from '../platform/http/client-ip.ts';
+import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
+import { rateLimited } from '../platform/rate-limit.ts';
+import type { Services } from '../services.ts';
+import { consumeCode, consumeLinkToken } from './one-time-token.ts';
+import { allowedRedirect, withFragment } from './redirect.ts';
+import { Email, SessionSchema } from './schemas.ts';
+import { startSession, type TokenResponse } from './session.ts';
+import { findUserById } from './users.ts';
+
+// GoTrue's answer for every failed verification (unknown, used, expired, wrong code, too many tries).
+const otpExpired = () => new AppError(403, 'otp_expired', 'Token has expired or is invalid');
+const LINK_ERROR = 'Email link is invalid or has expired';
+
+const Type = z.enum(['recovery']);
+
+const viaLink = createRoute({
+  method: 'get',
+  path: '/verify',
+  summary: 'Follow the link of a recovery mail (no apikey needed: it is opened from a mail)',
+  description:
+    'Answers 303 to `redirect_to` (when on the allow list; else the site URL) with the session in the fragment: ' +
+    '`#access_token=…&expires_at=…&expires_in=…&refresh_token=…&token_type=bearer&type=recovery`; ' +
+    'a used or expired link gets `#error=access_denied&error_code=otp_expired&error_description=…` instead.',
+  request: {
+    query: z.object({
+      token: z.string().min(1).max(200),
+      type: Type,
+      redirect_to: z.string().max(2000).optional(),
+    }),
+  },
+  responses: { 303: { description: 'Redirect to the site with the session or the error in the fragment' } },
+});
+
+const viaCode = createRoute({
+  method: 'post',
+  path: '/verify',
+  summary: 'Sign in with the 6-digit code of a recovery mail, or the token of its link',
+  request: jsonBody(
+    z.union([
+      z.object({
+        type: Type,
+        email: Email,
+        token: z
+          .string()
+          .trim()
+          .regex(/^\d{6}$/, 'must be the 6-digit code'),
+      }),
+      z.object({ type: Type, token_hash: z.string().min(1).max(200) }),
+    ]),
+  ),
+  responses: { 200: jsonResponse(SessionSchema, 'A session'), ...errorResponses(400, 403, 429) },
+});
+
+/** Every guess costs a sign-in attempt of the caller's address, as a password would. */
+async function countAttempt(s: Services, c: Context) {
+  const perIp = await s.limits.loginPerIp.hit(addressKey(c.get('clientIp')));
+  if (!perIp.allowed) throw rateLimited(perIp.retryAfterSeconds, 'sign-in attempts from this address');
+}
+
+async function signIn(s: Services, c: Context, userId: string): Promise<TokenResponse> {
+  const user = await findUserById(s.db, userId);
+  if (!user) throw otpExpired();
+  // The mail reached its owner: the account's email is proven, and a lock from guessed passwords goes.
+  await s.limits.loginFailuresPerEmail.reset(user.email);
+  return s.db.transaction(async (tx) => {
+    await tx.query(
+      'update auth.users set email_confirmed_at = coalesce(email_confirmed_at, now()) where id = $1',
+      [userId],
+    );
+    return startSession(s.sessions, tx, user, {
+      ip: c.get('clientIp'),
+      userAgent: c.req.header('user-agent'),
+    });
+  });
+}
+
+export function verifyRoutes(s: Services) {
+  const siteUrl = s.config.siteUrl ?? s.publicUrl;
+  return newRouter()
+    .openapi(viaLink, async (c) => {
+      const q = c.req.valid('query');
+      const target = allowedRedirect(q.redirect_to, siteUrl, s.config.uriAllowList);
+      await countAttempt(s, c);
+      const found = await s.db.transaction((tx) => consumeLinkToken(tx, q.type, q.token));
+      if (!found) {
+        const error = { error: 'access_denied', error_code: 'otp_expired', error_description: LINK_ERROR };
+        return c.redirect(withFragment(target, error), 303);
+      }
+      const session = await signIn(s, c, found.userId);
+      const { access_token, expires_at, expires_in, refresh_token, token_type } = session;
+      return c.redirect(
+        withFragment(target, {
+          access_token,
+          expires_at,
+          expires_in,
+          refresh_token,
+          token_type,
+          type: q.type,
+        }),
+        303,
+      );
+    })
+    .openapi(viaCode, async (c) => {
+      const body = c.req.valid('json');
+      await countAttempt(s, c);
+      // A wrong code's count must be committed even though the answer is an error.
+      const found = await s.db.transaction((tx) =>
+        'token_hash' in body
+          ? consumeLinkToken(tx, body.type, body.token_hash)
+          : consumeCode(tx, body.type, body.email, body.token),
+      );
+      if (!found) throw otpExpired();
+      return c.json(await signIn(s, c, found.userId), 200);
+    });
+}
