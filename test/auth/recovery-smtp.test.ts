@@ -4,9 +4,8 @@
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
-import { AuthClient } from '@supabase/auth-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUp } from '../helpers/http.ts';
+import { authClient, signUp } from '../helpers/http.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 /** Just enough of an SMTP server to receive mail: every message's DATA, as sent. */
@@ -67,13 +66,7 @@ afterAll(async () => {
   await new Promise((r) => smtp.server.close(r));
 });
 
-const client = () =>
-  new AuthClient({
-    url: `${svc.url}/auth/v1`,
-    headers: { apikey: svc.anonKey },
-    persistSession: false,
-    autoRefreshToken: false,
-  });
+const client = () => authClient(svc);
 
 describe('recovery mail over SMTP', () => {
   it('delivers to the SMTP server from MAIL_FROM, writes no outbox, and logs neither link nor code', async () => {

@@ -3,9 +3,8 @@
 // PUT /user then sets the new password. An unknown email gets the same answer as a known one.
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { AuthClient } from '@supabase/auth-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, signIn, signUp } from '../helpers/http.ts';
+import { authClient, call, signIn, signUp } from '../helpers/http.ts';
 import { codeIn, lastMailTo, mailsTo } from '../helpers/outbox.ts';
 import { startTestService, type TestService, uniqueEmail } from '../helpers/service.ts';
 
@@ -20,13 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.stop());
 
-const client = () =>
-  new AuthClient({
-    url: `${svc.url}/auth/v1`,
-    headers: { apikey: svc.anonKey, Authorization: `Bearer ${svc.anonKey}` },
-    persistSession: false,
-    autoRefreshToken: false,
-  });
+const client = () => authClient(svc);
 
 /** Follows a mail's link as a browser would, without following the redirect. */
 const openLink = async (link: string) => {

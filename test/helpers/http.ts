@@ -1,3 +1,4 @@
+import { AuthClient } from '@supabase/auth-js';
 import type { TestService } from './service.ts';
 import { uniqueEmail } from './service.ts';
 
@@ -85,3 +86,12 @@ export async function inviteAndAccept(
     throw new Error(`switch failed: ${switched.status} ${JSON.stringify(switched.json)}`);
   return switched.json.access_token;
 }
+
+/** @supabase/auth-js pointed at the service with the anon key, keeping no session of its own. */
+export const authClient = (svc: TestService) =>
+  new AuthClient({
+    url: `${svc.url}/auth/v1`,
+    headers: { apikey: svc.anonKey, Authorization: `Bearer ${svc.anonKey}` },
+    persistSession: false,
+    autoRefreshToken: false,
+  });
