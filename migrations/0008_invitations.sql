@@ -9,8 +9,9 @@
 -- * The invitee sees their own invitations through security-definer functions that match the
 --   caller's account email; auth.users stays private, and an inviter learns nothing about whether
 --   an email is registered.
--- * One pending invitation per (organization, email): inviting again refreshes it. Accepted,
---   declined and withdrawn invitations are deleted; expired ones stay until refreshed or withdrawn.
+-- * One pending invitation per (organization, email): inviting again refreshes it (any change by
+--   a person makes them the inviter and runs seven days from then). Accepted, declined and
+--   withdrawn invitations are deleted; expired ones stay until refreshed or withdrawn.
 
 create table public.organization_invitations (
   organization_id uuid not null references public.organizations (id) on delete cascade,
@@ -30,9 +31,26 @@ create index organization_invitations_invited_by_idx on public.organization_invi
 create trigger organization_invitations_touch before insert or update on public.organization_invitations
   for each row execute function app.touch_timestamps();
 
+-- Whoever writes an invitation through the API is its inviter, and it runs seven days from then:
+-- neither can be chosen by the caller (a forged inviter would show the invitee someone else's
+-- email; a far expiry would defeat the rule). The service path (owner, service_role) may set them.
+create or replace function app.prepare_invitation() returns trigger
+language plpgsql
+as $$
+begin
+  if current_user = 'authenticated' then
+    new.invited_by := auth.uid();
+    new.expires_at := pg_catalog.now() + interval '7 days';
+  end if;
+  return new;
+end $$;
+create trigger organization_invitations_prepare before insert or update on public.organization_invitations
+  for each row execute function app.prepare_invitation();
+
 alter table public.organization_invitations enable row level security;
-grant select, insert, delete on public.organization_invitations to authenticated;
-grant update (role, invited_by, expires_at) on public.organization_invitations to authenticated;
+grant select, delete on public.organization_invitations to authenticated;
+grant insert (organization_id, email, role) on public.organization_invitations to authenticated;
+grant update (role) on public.organization_invitations to authenticated;
 grant all on public.organization_invitations to service_role;
 create policy invitations_select on public.organization_invitations for select to authenticated
   using (organization_id = (select app.current_org_id()) and (select app.is_org_admin()));

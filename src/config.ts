@@ -58,6 +58,8 @@ const schema = z.object({
   RECOVER_EMAIL_WINDOW_SECONDS: int(3600),
   RECOVER_MAX_PER_IP: int(30),
   RECOVER_IP_WINDOW_SECONDS: int(3600),
+  // Invitation mails an organization may send, so a throwaway organization cannot spam through us.
+  INVITES_PER_ORG_PER_HOUR: int(50),
 });
 
 export type Config = {
@@ -96,7 +98,7 @@ export type Config = {
   /** Unset means: the public URL. */
   siteUrl: string | undefined;
   uriAllowList: string[];
-  mail: { smtpUrl: string | undefined; from: string };
+  mail: { smtpUrl: string | undefined; from: string; invitesPerOrgPerHour: number };
   recovery: {
     tokenTtlSeconds: number;
     maxPerEmail: number;
@@ -163,7 +165,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .split(',')
       .map((u) => u.trim())
       .filter(Boolean),
-    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, invitesPerOrgPerHour: e.INVITES_PER_ORG_PER_HOUR },
     recovery: {
       tokenTtlSeconds: e.RECOVERY_TOKEN_TTL_SECONDS,
       maxPerEmail: e.RECOVER_MAX_PER_EMAIL,

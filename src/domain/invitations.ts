@@ -52,10 +52,10 @@ export async function invite(
       );
     }
     const [invitation] = await tx.query<Invitation>(
-      `insert into public.organization_invitations (organization_id, email, role, invited_by)
-       values (app.current_org_id(), $1, $2, auth.uid())
-       on conflict (organization_id, email) do update
-         set role = excluded.role, invited_by = excluded.invited_by, expires_at = now() + interval '7 days'
+      // The database makes the caller the inviter and starts the seven days (app.prepare_invitation).
+      `insert into public.organization_invitations (organization_id, email, role)
+       values (app.current_org_id(), $1, $2)
+       on conflict (organization_id, email) do update set role = excluded.role
        returning ${INVITATION_COLUMNS}`,
       [input.email, input.role],
     );

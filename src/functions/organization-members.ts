@@ -9,6 +9,7 @@ import {
 import { type Member, removeMember } from '../domain/organizations.ts';
 import { requireUser } from '../platform/http/authenticate.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
+import { rateLimited } from '../platform/rate-limit.ts';
 import type { Services } from '../services.ts';
 import { listEnvelope, listSchema, PageQuery, pageWindow } from './list-envelope.ts';
 import { InvitationSchema, iso, MemberSchema } from './schemas.ts';
@@ -43,14 +44,14 @@ const add = createRoute({
     'Creates an invitation valid for 7 days and mails it; the person joins only by accepting it (`invitations`). ' +
     'The answer is the same whether or not the email has an account. Inviting an email with a pending ' +
     'invitation refreshes it (role, inviter, 7 more days). Only an owner may invite an owner. An email already ' +
-    'on the roster is 409 `already_member`.',
+    'on the roster is 409 `already_member`. At most INVITES_PER_ORG_PER_HOUR invitations per organization (429).',
   request: jsonBody(
     z.object({
       email: z.string().trim().toLowerCase().pipe(z.email()).pipe(z.string().max(320)),
       role: z.enum(['owner', 'admin', 'member']),
     }),
   ),
-  responses: { 201: jsonResponse(InvitationSchema, 'Invited'), ...errorResponses(400, 401, 403, 409) },
+  responses: { 201: jsonResponse(InvitationSchema, 'Invited'), ...errorResponses(400, 401, 403, 409, 429) },
 });
 
 const remove = createRoute({
@@ -77,6 +78,12 @@ export function organizationMembers(s: Services) {
     })
     .openapi(add, async (c) => {
       const principal = requireUser(c.get('principal'));
+      // Keyed by the organization the token names; without one, invite refuses anyway.
+      const org = (principal.claims.app_metadata as { organization_id?: string } | undefined)
+        ?.organization_id;
+      const limit = org ? await s.limits.invitesPerOrg.hit(org) : undefined;
+      if (limit && !limit.allowed)
+        throw rateLimited(limit.retryAfterSeconds, 'invitations from this organization');
       const invited = await invite(s.db, principal, c.req.valid('json'));
       s.mail.post(invitationMail(invited, siteUrl));
       return c.json(invitationJson(invited.invitation), 201);

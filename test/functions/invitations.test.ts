@@ -278,3 +278,35 @@ describe('over /rest/v1', () => {
     expect(mineOnly.data).toEqual([{ organization_id: orgOf(other) }]);
   });
 });
+
+describe('the invitation limit', () => {
+  let small: TestService;
+  beforeAll(async () => {
+    small = await startTestService({ INVITES_PER_ORG_PER_HOUR: '2' });
+  });
+  afterAll(() => small?.stop());
+
+  it('refuses an organization’s invitations past INVITES_PER_ORG_PER_HOUR with 429, and mails nothing more', async () => {
+    const owner = await signUp(small, 'Mass Mailer');
+    const send = (email: string) =>
+      call(small, 'POST', fn('organization-members'), {
+        token: owner.access_token,
+        body: { email, role: 'member' },
+      });
+    expect((await send(uniqueEmail())).status).toBe(201);
+    expect((await send(uniqueEmail())).status).toBe(201);
+    const third = uniqueEmail('third');
+    const over = await send(third);
+    expect(over.status).toBe(429);
+    expect(over.json.error).toBe('rate_limit_exceeded');
+    expect(over.headers.get('retry-after')).toBeTruthy();
+    expect(await mailsTo(small, third)).toEqual([]);
+    // Another organization has its own count.
+    const other = await signUp(small, 'Quiet Co');
+    const theirs = await call(small, 'POST', fn('organization-members'), {
+      token: other.access_token,
+      body: { email: uniqueEmail(), role: 'member' },
+    });
+    expect(theirs.status).toBe(201);
+  });
+});

@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(() => fresh?.drop());
 
 const insert =
-  'insert into organization_invitations (organization_id, email, role, invited_by) values ($1, $2, $3, auth.uid()) returning id';
+  'insert into organization_invitations (organization_id, email, role) values ($1, $2, $3) returning id';
 const emailOf = async (userId: string) =>
   (await fresh.db.query<{ email: string }>('select email from auth.users where id = $1', [userId]))[0]
     ?.email as string;
@@ -68,6 +68,32 @@ describe('an organization’s invitations', () => {
     const promote = "update organization_invitations set role = 'owner' where id = $1 returning id";
     expect(await sqlstate(as(fresh.db, t.admin.as, promote, [id]))).toBe('42501');
     expect(await as(fresh.db, t.owner.as, promote, [id])).toHaveLength(1);
+  });
+
+  it('the writer is the inviter and the seven days run from the write: neither can be chosen', async () => {
+    const t = await seedTenant(fresh.db, 'i-forge');
+    const email = `${unique('f')}@example.test`;
+    const forged =
+      "insert into organization_invitations (organization_id, email, role, invited_by, expires_at) values ($1, $2, 'member', $3, now() + interval '10 years')";
+    expect(await sqlstate(as(fresh.db, t.admin.as, forged, [t.orgId, email, t.owner.userId]))).toBe('42501');
+    const id = await invitationFor(t, email);
+    const lengthen =
+      "update organization_invitations set expires_at = now() + interval '10 years' where id = $1";
+    expect(await sqlstate(as(fresh.db, t.admin.as, lengthen, [id]))).toBe('42501');
+    const read = async () =>
+      (
+        await fresh.db.query<{ invited_by: string; days: number }>(
+          'select invited_by, round(extract(epoch from expires_at - now()) / 86400)::int as days from organization_invitations where id = $1',
+          [id],
+        )
+      )[0];
+    expect(await read()).toEqual({ invited_by: t.owner.userId, days: 7 });
+    await fresh.db.query(
+      "update organization_invitations set expires_at = now() + interval '1 day' where id = $1",
+      [id],
+    );
+    await as(fresh.db, t.admin.as, "update organization_invitations set role = 'admin' where id = $1", [id]);
+    expect(await read()).toEqual({ invited_by: t.admin.userId, days: 7 });
   });
 
   it('another tenant sees, changes and withdraws nothing, and cannot invite into it', async () => {
