@@ -22,7 +22,7 @@ export function authRoutes(s: Services) {
   const guard = requireApiKey(s.tokens);
   const open = (c: { req: { path: string; method: string } }) =>
     c.req.path.endsWith('/.well-known/jwks.json') ||
-    (c.req.method === 'GET' && c.req.path.endsWith('/verify'));
+    ((c.req.method === 'GET' || c.req.method === 'HEAD') && c.req.path.endsWith('/verify'));
   app.use('*', async (c, next) => (open(c) ? next() : guard(c, next)));
   // Signed-in requests count against the caller's rate limit and the organization's daily quota.
   const metered = meterIfSignedIn(s);

@@ -84,6 +84,8 @@ export function verifyRoutes(s: Services) {
     .openapi(viaLink, async (c) => {
       const q = c.req.valid('query');
       const target = allowedRedirect(q.redirect_to, siteUrl, s.config.uriAllowList);
+      // Link checkers (mail scanners, previews) often send HEAD first: it must not use the link up.
+      if (c.req.method === 'HEAD') return c.redirect(target, 303);
       await countAttempt(s, c);
       const found = await s.db.transaction((tx) => consumeLinkToken(tx, q.type, q.token));
       if (!found) {

@@ -45,7 +45,10 @@ describe('resetPasswordForEmail and the link', () => {
     expect(`${link.origin}${link.pathname}`).toBe(`${svc.url}/auth/v1/verify`);
     expect(link.searchParams.get('type')).toBe('recovery');
 
-    // A browser opens it: no apikey header.
+    // A link checker's HEAD does not use it up; then a browser opens it, with no apikey header.
+    const head = await fetch(mail.link as string, { method: 'HEAD', redirect: 'manual' });
+    expect(head.status).toBe(303);
+    expect(head.headers.get('location')).not.toContain('access_token');
     const opened = await openLink(mail.link as string);
     expect(opened.status).toBe(303);
     expect(`${opened.url.origin}${opened.url.pathname}`).toBe('http://app.example.test/welcome');

@@ -7,7 +7,14 @@ import type { Mailer } from './mailer.ts';
  * Logs who a mail went to and the server's message id, never its text: it carries a secret.
  */
 export function smtpMailer(url: string, from: string, log: Logger): Mailer {
-  const transport = nodemailer.createTransport(url);
+  // Bounded waits: a stop waits for mails in flight, and a dead server must not hold it for minutes.
+  // Settings in the URL's query (e.g. ?connectionTimeout=…) take precedence.
+  const transport = nodemailer.createTransport({
+    url,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+  });
   return {
     async send(mail) {
       const info = await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
