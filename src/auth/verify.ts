@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import type { Queryable } from '../platform/db/database.ts';
 import { AppError } from '../platform/errors.ts';
 import { addressKey } from '../platform/http/client-ip.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
@@ -61,21 +62,33 @@ async function countAttempt(s: Services, c: Context) {
   if (!perIp.allowed) throw rateLimited(perIp.retryAfterSeconds, 'sign-in attempts from this address');
 }
 
-async function signIn(s: Services, c: Context, userId: string): Promise<TokenResponse> {
-  const user = await findUserById(s.db, userId);
-  if (!user) throw otpExpired();
-  // The mail reached its owner: the account's email is proven, and a lock from guessed passwords goes.
-  await s.limits.loginFailuresPerEmail.reset(user.email);
-  return s.db.transaction(async (tx) => {
+/**
+ * Uses up a token and signs its user in, in one transaction: a token is never spent without a
+ * session to show for it. Undefined when the token does not check out; the transaction still
+ * commits, so a wrong code's count stays counted.
+ */
+async function redeem(
+  s: Services,
+  c: Context,
+  consume: (tx: Queryable) => Promise<{ userId: string } | undefined>,
+): Promise<TokenResponse | undefined> {
+  const session = await s.db.transaction(async (tx) => {
+    const found = await consume(tx);
+    const user = found && (await findUserById(tx, found.userId));
+    if (!user) return undefined;
+    // The mail reached its owner: the address is proven.
     await tx.query(
       'update auth.users set email_confirmed_at = coalesce(email_confirmed_at, now()) where id = $1',
-      [userId],
+      [user.id],
     );
     return startSession(s.sessions, tx, user, {
       ip: c.get('clientIp'),
       userAgent: c.req.header('user-agent'),
     });
   });
+  // ...and whoever holds it may sign in again despite passwords guessed by others.
+  if (session) await s.limits.loginFailuresPerEmail.reset(session.user.email);
+  return session;
 }
 
 export function verifyRoutes(s: Services) {
@@ -87,12 +100,11 @@ export function verifyRoutes(s: Services) {
       // Link checkers (mail scanners, previews) often send HEAD first: it must not use the link up.
       if (c.req.method === 'HEAD') return c.redirect(target, 303);
       await countAttempt(s, c);
-      const found = await s.db.transaction((tx) => consumeLinkToken(tx, q.type, q.token));
-      if (!found) {
+      const session = await redeem(s, c, (tx) => consumeLinkToken(tx, q.type, q.token));
+      if (!session) {
         const error = { error: 'access_denied', error_code: 'otp_expired', error_description: LINK_ERROR };
         return c.redirect(withFragment(target, error), 303);
       }
-      const session = await signIn(s, c, found.userId);
       const { access_token, expires_at, expires_in, refresh_token, token_type } = session;
       return c.redirect(
         withFragment(target, {
@@ -109,13 +121,12 @@ export function verifyRoutes(s: Services) {
     .openapi(viaCode, async (c) => {
       const body = c.req.valid('json');
       await countAttempt(s, c);
-      // A wrong code's count must be committed even though the answer is an error.
-      const found = await s.db.transaction((tx) =>
+      const session = await redeem(s, c, (tx) =>
         'token_hash' in body
           ? consumeLinkToken(tx, body.type, body.token_hash)
           : consumeCode(tx, body.type, body.email, body.token),
       );
-      if (!found) throw otpExpired();
-      return c.json(await signIn(s, c, found.userId), 200);
+      if (!session) throw otpExpired();
+      return c.json(session, 200);
     });
 }

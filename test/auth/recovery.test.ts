@@ -15,6 +15,7 @@ beforeAll(async () => {
     SITE_URL: SITE,
     URI_ALLOW_LIST: 'http://app.example.test/welcome, http://preview.example.test/*',
     RECOVER_MAX_PER_EMAIL: '3',
+    LOGIN_MAX_FAILURES_PER_EMAIL: '2',
   });
 });
 afterAll(() => svc?.stop());
@@ -217,6 +218,31 @@ describe('verifyOtp with the code of the same mail', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.json.error).toBe('validation_error');
+  });
+});
+
+describe('an account locked by guessed passwords', () => {
+  it('is unlocked by a recovery: its owner sets a new password and signs in at once', async () => {
+    const me = await signUp(svc);
+    const guess = () =>
+      call(svc, 'POST', '/auth/v1/token?grant_type=password', {
+        body: { email: me.user.email, password: 'guess-123' },
+      });
+    await guess();
+    await guess();
+    expect((await guess()).status).toBe(429);
+    await client().resetPasswordForEmail(me.user.email);
+    const { data } = await client().verifyOtp({
+      type: 'recovery',
+      email: me.user.email,
+      token: codeIn(await lastMailTo(svc, me.user.email)),
+    });
+    const put = await call(svc, 'PUT', '/auth/v1/user', {
+      token: data.session?.access_token,
+      body: { password: 'after-the-lock' },
+    });
+    expect(put.status).toBe(200);
+    expect((await signIn(svc, me.user.email, 'after-the-lock')).user.id).toBe(me.user.id);
   });
 });
 
