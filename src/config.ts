@@ -128,6 +128,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   } catch (err) {
     throw new ConfigError(`invalid configuration:\n  ${(err as Error).message}`);
   }
+  const uriAllowList = (e.URI_ALLOW_LIST ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+  // An entry that is no URL would never match: say so at start rather than redirect to the site.
+  const badUri = uriAllowList.find((u) => !URL.canParse(u.replace(/\*$/, '')));
+  if (badUri) throw new ConfigError(`invalid configuration:\n  URI_ALLOW_LIST: "${badUri}" is not a URL`);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -161,10 +168,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     siteUrl: e.SITE_URL?.replace(/\/+$/, ''),
-    uriAllowList: (e.URI_ALLOW_LIST ?? '')
-      .split(',')
-      .map((u) => u.trim())
-      .filter(Boolean),
+    uriAllowList,
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, invitesPerOrgPerHour: e.INVITES_PER_ORG_PER_HOUR },
     recovery: {
       tokenTtlSeconds: e.RECOVERY_TOKEN_TTL_SECONDS,

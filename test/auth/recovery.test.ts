@@ -4,6 +4,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
 import { authClient, call, signIn, signUp } from '../helpers/http.ts';
 import { codeIn, lastMailTo, mailsTo } from '../helpers/outbox.ts';
 import { startTestService, type TestService, uniqueEmail } from '../helpers/service.ts';
@@ -255,5 +256,15 @@ describe('the development outbox', () => {
     expect(svc.logs()).toContain(mail.link);
     const dir = path.join(svc.dataDir, 'outbox');
     expect(statSync(dir).mode & 0o777).toBe(0o700);
+  });
+});
+
+describe('mail configuration', () => {
+  it('refuses at start an allow-list entry that is no URL and an SMTP_URL of another scheme', () => {
+    expect(() => loadConfig({ URI_ALLOW_LIST: 'https://ok.example/*, not a url' })).toThrow(/URI_ALLOW_LIST/);
+    expect(() => loadConfig({ SMTP_URL: 'http://mail.example:25' })).toThrow(ConfigError);
+    expect(
+      loadConfig({ URI_ALLOW_LIST: ' https://a.example/x , https://b.example/* ' }).uriAllowList,
+    ).toEqual(['https://a.example/x', 'https://b.example/*']);
   });
 });
