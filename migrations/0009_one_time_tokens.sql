@@ -12,7 +12,6 @@ create table auth.one_time_tokens (
   token_type text not null check (token_type in ('recovery')),
   link_hash text not null unique,
   code_hash text not null,
-  redirect_to text,
   failed_attempts integer not null default 0,
   expires_at timestamptz not null,
   used_at timestamptz,

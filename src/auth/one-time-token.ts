@@ -20,24 +20,17 @@ const hashCode = (userId: string, code: string) => sha256(`code:${userId}:${code
  */
 export async function issueToken(
   tx: Queryable,
-  input: { userId: string; type: TokenType; ttlSeconds: number; redirectTo: string },
+  input: { userId: string; type: TokenType; ttlSeconds: number },
 ): Promise<{ token: string; code: string }> {
   const token = randomBytes(32).toString('base64url');
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   await tx.query(
-    `insert into auth.one_time_tokens (user_id, token_type, link_hash, code_hash, redirect_to, expires_at)
-     values ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))
+    `insert into auth.one_time_tokens (user_id, token_type, link_hash, code_hash, expires_at)
+     values ($1, $2, $3, $4, now() + make_interval(secs => $5))
      on conflict (user_id, token_type) do update
-       set link_hash = excluded.link_hash, code_hash = excluded.code_hash, redirect_to = excluded.redirect_to,
+       set link_hash = excluded.link_hash, code_hash = excluded.code_hash,
            expires_at = excluded.expires_at, failed_attempts = 0, used_at = null`,
-    [
-      input.userId,
-      input.type,
-      hashLinkToken(token),
-      hashCode(input.userId, code),
-      input.redirectTo,
-      input.ttlSeconds,
-    ],
+    [input.userId, input.type, hashLinkToken(token), hashCode(input.userId, code), input.ttlSeconds],
   );
   return { token, code };
 }

@@ -42,7 +42,7 @@ export function recoverRoutes(s: Services) {
       const redirectTo = allowedRedirect(c.req.valid('query').redirect_to, siteUrl, s.config.uriAllowList);
       const ttlSeconds = s.config.recovery.tokenTtlSeconds;
       const { token, code } = await s.db.transaction((tx) =>
-        issueToken(tx, { userId: user.id, type: 'recovery', ttlSeconds, redirectTo }),
+        issueToken(tx, { userId: user.id, type: 'recovery', ttlSeconds }),
       );
       const link = new URL(`${s.publicUrl}/auth/v1/verify`);
       link.search = new URLSearchParams({ token, type: 'recovery', redirect_to: redirectTo }).toString();

@@ -96,6 +96,8 @@ export function verifyRoutes(s: Services) {
   return newRouter()
     .openapi(viaLink, async (c) => {
       const q = c.req.valid('query');
+      // The answer's Location carries a session: no cache may keep it.
+      c.header('Cache-Control', 'no-store');
       const target = allowedRedirect(q.redirect_to, siteUrl, s.config.uriAllowList);
       // Link checkers (mail scanners, previews) often send HEAD first: it must not use the link up.
       if (c.req.method === 'HEAD') return c.redirect(target, 303);

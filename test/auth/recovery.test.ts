@@ -28,7 +28,12 @@ const openLink = async (link: string) => {
   const res = await fetch(link, { redirect: 'manual' });
   const location = res.headers.get('location') ?? '';
   const url = new URL(location);
-  return { status: res.status, url, fragment: new URLSearchParams(url.hash.slice(1)) };
+  return {
+    status: res.status,
+    url,
+    fragment: new URLSearchParams(url.hash.slice(1)),
+    cacheControl: res.headers.get('cache-control'),
+  };
 };
 
 describe('resetPasswordForEmail and the link', () => {
@@ -53,6 +58,7 @@ describe('resetPasswordForEmail and the link', () => {
     expect(head.headers.get('location')).not.toContain('access_token');
     const opened = await openLink(mail.link as string);
     expect(opened.status).toBe(303);
+    expect(opened.cacheControl).toBe('no-store');
     expect(`${opened.url.origin}${opened.url.pathname}`).toBe('http://app.example.test/welcome');
     expect(opened.fragment.get('type')).toBe('recovery');
     expect(opened.fragment.get('token_type')).toBe('bearer');
