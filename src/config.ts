@@ -44,6 +44,24 @@ const schema = z.object({
   MCP_ALLOWED_ORIGINS: z.string().optional(),
   BODY_LIMIT_BYTES: int(1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: int(10_000),
+  // Where links in emails land (the dashboard); unset: the service's own public address.
+  SITE_URL: z.string().url().optional(),
+  // Further addresses a recovery link may redirect to: comma-separated URLs, `*` at the end of one
+  // allows anything that starts with the part before it.
+  URI_ALLOW_LIST: z.string().optional(),
+  // smtp://user:pass@host:587 or smtps://…; unset: mails are written to DATA_DIR/outbox (development).
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://')
+    .optional(),
+  MAIL_FROM: z.string().min(3).default('svc <no-reply@localhost>'),
+  RECOVERY_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+  RECOVER_MAX_PER_EMAIL: int(5),
+  RECOVER_EMAIL_WINDOW_SECONDS: int(3600),
+  RECOVER_MAX_PER_IP: int(30),
+  RECOVER_IP_WINDOW_SECONDS: int(3600),
+  // Invitation mails an organization may send, so a throwaway organization cannot spam through us.
+  INVITES_PER_ORG_PER_HOUR: int(50),
 });
 
 export type Config = {
@@ -81,6 +99,17 @@ export type Config = {
   mcpAllowedOrigins: string[];
   bodyLimitBytes: number;
   shutdownTimeoutMs: number;
+  /** Unset means: the public URL. */
+  siteUrl: string | undefined;
+  uriAllowList: string[];
+  mail: { smtpUrl: string | undefined; from: string; invitesPerOrgPerHour: number };
+  recovery: {
+    tokenTtlSeconds: number;
+    maxPerEmail: number;
+    emailWindowSeconds: number;
+    maxPerIp: number;
+    ipWindowSeconds: number;
+  };
 };
 
 export class ConfigError extends Error {}
@@ -109,6 +138,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   } catch (err) {
     throw new ConfigError(`invalid configuration:\n  ${(err as Error).message}`);
   }
+  const uriAllowList = (e.URI_ALLOW_LIST ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+  // An entry that is no URL would never match: say so at start rather than redirect to the site.
+  const badUri = uriAllowList.find((u) => !URL.canParse(u.replace(/\*$/, '')));
+  if (badUri) throw new ConfigError(`invalid configuration:\n  URI_ALLOW_LIST: "${badUri}" is not a URL`);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -142,6 +178,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mcpAllowedOrigins,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    siteUrl: e.SITE_URL?.replace(/\/+$/, ''),
+    uriAllowList,
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, invitesPerOrgPerHour: e.INVITES_PER_ORG_PER_HOUR },
+    recovery: {
+      tokenTtlSeconds: e.RECOVERY_TOKEN_TTL_SECONDS,
+      maxPerEmail: e.RECOVER_MAX_PER_EMAIL,
+      emailWindowSeconds: e.RECOVER_EMAIL_WINDOW_SECONDS,
+      maxPerIp: e.RECOVER_MAX_PER_IP,
+      ipWindowSeconds: e.RECOVER_IP_WINDOW_SECONDS,
+    },
   };
 }
 

@@ -14,6 +14,7 @@ import type { Database } from './platform/db/database.ts';
 import { migrate, SCHEMA_CHANNEL } from './platform/db/migrate.ts';
 import { openDatabase } from './platform/db/open.ts';
 import { createLogger } from './platform/log.ts';
+import { openMail } from './platform/mail/dispatch.ts';
 import { loadSchemaCache, reloadSchemaCache } from './rest/schema-cache.ts';
 import { createLimits, type Services } from './services.ts';
 
@@ -99,6 +100,7 @@ export async function startService(
       plans: createPlanCache(db),
       schema: await loadSchemaCache(db),
       log,
+      mail: openMail(config, log),
     };
     const schema = services.schema;
     stopListening = await db.listen(SCHEMA_CHANNEL, () => {
@@ -131,6 +133,7 @@ export async function startService(
       clearTimeout(hard);
       try {
         await stopListening?.();
+        await services.mail.close();
         await db.close();
       } finally {
         lock?.release();

@@ -6,6 +6,7 @@ import type { Config } from './config.ts';
 import type { PlanCache } from './domain/plan-cache.ts';
 import type { Database } from './platform/db/database.ts';
 import type { Logger } from './platform/log.ts';
+import type { MailDispatch } from './platform/mail/dispatch.ts';
 import { createLimiter, type Limiter, type LimitStore } from './platform/rate-limit.ts';
 import type { SchemaCache } from './rest/schema-cache.ts';
 
@@ -13,6 +14,11 @@ export type Limits = {
   loginPerIp: Limiter;
   loginFailuresPerEmail: Limiter;
   signupPerIp: Limiter;
+  /** Recovery mails asked for an email (whether or not it has an account) and from an address. */
+  recoverPerEmail: Limiter;
+  recoverPerIp: Limiter;
+  /** Invitations (each one a mail) per organization. */
+  invitesPerOrg: Limiter;
   /** Spec section 8: per user or agent per organization. */
   standard: Limiter;
   bulk: Limiter;
@@ -40,6 +46,8 @@ export type Services = {
   /** Tables and views /rest/v1 serves, read from the catalog at start. */
   schema: SchemaCache;
   log: Logger;
+  /** Outgoing mail: SMTP, or the development outbox. */
+  mail: MailDispatch;
 };
 
 const MINUTE = 60;
@@ -56,6 +64,9 @@ export function createLimits(config: Config, store: LimitStore): Limits {
       config.login.emailWindowSeconds,
     ),
     signupPerIp: rule('signup-ip', config.signup.maxPerIp, config.signup.ipWindowSeconds),
+    recoverPerEmail: rule('recover-email', config.recovery.maxPerEmail, config.recovery.emailWindowSeconds),
+    recoverPerIp: rule('recover-ip', config.recovery.maxPerIp, config.recovery.ipWindowSeconds),
+    invitesPerOrg: rule('invites-org', config.mail.invitesPerOrgPerHour, 3600),
     standard: rule('standard', r.standardPerMinute, MINUTE),
     bulk: rule('bulk', r.bulkPerMinute, MINUTE),
     webhookPerIp: rule('webhook-ip', r.webhookPerMinute, MINUTE),

@@ -25,51 +25,21 @@ export async function createOrganization(tx: Queryable, input: { name: string; o
 
 export type Member = { user_id: string; email: string; role: OrgRole; created_at: Date };
 
-export async function listMembers(
-  db: Database,
-  principal: Principal,
-  page: { limit: number; offset: number },
-) {
-  return db.asPrincipal(
-    principal,
-    async (tx) => {
-      await requireCurrentOrg(tx);
-      const [count] = await tx.query<{ n: number }>(
-        'select count(*)::int as n from public.organization_members where organization_id = app.current_org_id()',
-      );
-      const members = await tx.query<Member>(
-        `select m.user_id, d.email, m.role, m.created_at
-           from public.organization_members m
-           join app.member_directory() d on d.user_id = m.user_id
-          where m.organization_id = app.current_org_id()
-          order by m.created_at, m.user_id
-          limit $1 offset $2`,
-        [page.limit, page.offset],
-      );
-      return { members, total: count?.n ?? 0 };
-    },
-    { readOnly: true },
+/** One page of the current organization's roster, oldest member first, and the roster's size. */
+export async function membersPage(tx: Queryable, page: { limit: number; offset: number }) {
+  const [count] = await tx.query<{ n: number }>(
+    'select count(*)::int as n from public.organization_members where organization_id = app.current_org_id()',
   );
-}
-
-/** Adds an existing account by email. Row-level security decides who may (owners and admins). */
-export async function addMember(db: Database, principal: Principal, input: { email: string; role: OrgRole }) {
-  return db.asPrincipal(principal, async (tx) => {
-    await requireCurrentOrg(tx);
-    const [found] = await tx.query<{ id: string | null }>('select app.find_user_id($1) as id', [input.email]);
-    if (!found?.id) {
-      if (!(await isOrgAdmin(tx)))
-        throw new AppError(403, 'forbidden', 'Only owners and admins may add members');
-      throw new AppError(404, 'not_found', 'No account with that email; the person must sign up first');
-    }
-    const [member] = await tx.query<Member>(
-      `insert into public.organization_members (organization_id, user_id, role)
-       values (app.current_org_id(), $1, $2)
-       returning user_id, $3::text as email, role, created_at`,
-      [found.id, input.role, input.email.trim().toLowerCase()],
-    );
-    return member as Member;
-  });
+  const members = await tx.query<Member>(
+    `select m.user_id, d.email, m.role, m.created_at
+       from public.organization_members m
+       join app.member_directory() d on d.user_id = m.user_id
+      where m.organization_id = app.current_org_id()
+      order by m.created_at, m.user_id
+      limit $1 offset $2`,
+    [page.limit, page.offset],
+  );
+  return { members, total: count?.n ?? 0 };
 }
 
 export async function removeMember(db: Database, principal: Principal, userId: string) {

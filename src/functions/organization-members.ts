@@ -1,59 +1,98 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { addMember, listMembers, type Member, removeMember } from '../domain/organizations.ts';
+import {
+  type Invitation,
+  invitationMail,
+  invite,
+  roster,
+  withdrawInvitation,
+} from '../domain/invitations.ts';
+import { type Member, removeMember } from '../domain/organizations.ts';
 import { requireUser } from '../platform/http/authenticate.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
+import { rateLimited } from '../platform/rate-limit.ts';
 import type { Services } from '../services.ts';
 import { listEnvelope, listSchema, PageQuery, pageWindow } from './list-envelope.ts';
-import { iso, MemberSchema } from './schemas.ts';
+import { InvitationSchema, iso, MemberSchema } from './schemas.ts';
 
 const path = '/organization-members';
 const memberJson = (m: Member) => ({ ...m, created_at: iso(m.created_at) });
+const invitationJson = (i: Invitation) => ({
+  ...i,
+  expires_at: iso(i.expires_at),
+  created_at: iso(i.created_at),
+});
 
 const list = createRoute({
   method: 'get',
   path,
-  summary: 'Members of the current organization',
+  summary: 'Members of the current organization, and its invitations for owners and admins',
   request: { query: PageQuery },
-  responses: { 200: jsonResponse(listSchema(MemberSchema), 'Members'), ...errorResponses(400, 401, 403) },
+  responses: {
+    200: jsonResponse(
+      listSchema(MemberSchema).extend({ invitations: z.array(InvitationSchema).optional() }),
+      'Members (paged); `invitations` (all open ones, owners and admins only)',
+    ),
+    ...errorResponses(400, 401, 403),
+  },
 });
 
 const add = createRoute({
   method: 'post',
   path,
-  summary: 'Add an existing account to the current organization (owners and admins)',
-  description: 'Only an owner may add another owner.',
+  summary: 'Invite an email to the current organization (owners and admins)',
+  description:
+    'Creates an invitation valid for 7 days and mails it; the person joins only by accepting it (`invitations`). ' +
+    'The answer is the same whether or not the email has an account. Inviting an email with a pending ' +
+    'invitation refreshes it (role, inviter, 7 more days). Only an owner may invite an owner. An email already ' +
+    'on the roster is 409 `already_member`. At most INVITES_PER_ORG_PER_HOUR invitations per organization (429).',
   request: jsonBody(
     z.object({
-      email: z.string().trim().toLowerCase().pipe(z.email()),
+      email: z.string().trim().toLowerCase().pipe(z.email()).pipe(z.string().max(320)),
       role: z.enum(['owner', 'admin', 'member']),
     }),
   ),
-  responses: { 201: jsonResponse(MemberSchema, 'Added'), ...errorResponses(400, 401, 403, 404, 409) },
+  responses: { 201: jsonResponse(InvitationSchema, 'Invited'), ...errorResponses(400, 401, 403, 409, 429) },
 });
 
 const remove = createRoute({
   method: 'delete',
   path,
-  summary: 'Remove a member (owners and admins); the last owner cannot be removed',
-  request: jsonBody(z.object({ user_id: z.uuid() })),
+  summary: 'Remove a member, or withdraw an invitation (owners and admins)',
+  description:
+    '`{user_id}` removes a member (never the last owner); `{invitation_id}` withdraws an invitation.',
+  request: jsonBody(
+    z.union([z.strictObject({ user_id: z.uuid() }), z.strictObject({ invitation_id: z.uuid() })]),
+  ),
   responses: { 204: { description: 'Removed' }, ...errorResponses(400, 401, 403, 404, 409) },
 });
 
 export function organizationMembers(s: Services) {
+  const siteUrl = s.config.siteUrl ?? s.publicUrl;
   return newRouter()
     .openapi(list, async (c) => {
       const principal = requireUser(c.get('principal'));
       const page = c.req.valid('query');
-      const { members, total } = await listMembers(s.db, principal, pageWindow(page));
-      return c.json(listEnvelope(members.map(memberJson), page, total), 200);
+      const { members, total, invitations } = await roster(s.db, principal, pageWindow(page));
+      const body = listEnvelope(members.map(memberJson), page, total);
+      return c.json(invitations ? { ...body, invitations: invitations.map(invitationJson) } : body, 200);
     })
     .openapi(add, async (c) => {
       const principal = requireUser(c.get('principal'));
-      return c.json(memberJson(await addMember(s.db, principal, c.req.valid('json'))), 201);
+      // Keyed by the organization the token names; without one, invite refuses anyway.
+      const org = (principal.claims.app_metadata as { organization_id?: string } | undefined)
+        ?.organization_id;
+      const limit = org ? await s.limits.invitesPerOrg.hit(org) : undefined;
+      if (limit && !limit.allowed)
+        throw rateLimited(limit.retryAfterSeconds, 'invitations from this organization');
+      const invited = await invite(s.db, principal, c.req.valid('json'));
+      s.mail.post(invitationMail(invited, siteUrl));
+      return c.json(invitationJson(invited.invitation), 201);
     })
     .openapi(remove, async (c) => {
       const principal = requireUser(c.get('principal'));
-      await removeMember(s.db, principal, c.req.valid('json').user_id);
+      const body = c.req.valid('json');
+      if ('user_id' in body) await removeMember(s.db, principal, body.user_id);
+      else await withdrawInvitation(s.db, principal, body.invitation_id);
       return c.body(null, 204);
     });
 }

@@ -9,6 +9,7 @@ import { agentApiKeys } from './agent-api-keys.ts';
 import { agentAuth } from './agent-auth.ts';
 import { agentRegister } from './agent-register.ts';
 import { agentUsage } from './agent-usage.ts';
+import { invitations } from './invitations.ts';
 import { organizationCreate } from './organization-create.ts';
 import { organizationMembers } from './organization-members.ts';
 import { organizationPlan } from './organization-plan.ts';
@@ -18,6 +19,7 @@ import { organizationSwitch } from './organization-switch.ts';
 const SIGNED_IN = [
   'organization-create',
   'organization-members',
+  'invitations',
   'organization-switch',
   'organization-plan',
   'agent-api-key-create',
@@ -41,6 +43,7 @@ export function functionRoutes(s: Services) {
   for (const r of [
     organizationCreate(s),
     organizationMembers(s),
+    invitations(s),
     organizationSwitch(s),
     organizationPlan(s),
     agentRegister(s),

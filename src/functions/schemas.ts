@@ -1,5 +1,7 @@
 import { z } from '@hono/zod-openapi';
 
+const Role = z.enum(['owner', 'admin', 'member']);
+
 export const OrganizationSchema = z
   .object({
     id: z.uuid(),
@@ -14,10 +16,36 @@ export const MemberSchema = z
   .object({
     user_id: z.uuid(),
     email: z.string(),
-    role: z.enum(['owner', 'admin', 'member']),
+    role: Role,
     created_at: z.string(),
   })
   .openapi('Member');
+
+export const InvitationSchema = z
+  .object({
+    id: z.uuid(),
+    organization_id: z.uuid(),
+    email: z.string(),
+    role: Role,
+    invited_by: z.uuid().nullable(),
+    expires_at: z.string(),
+    created_at: z.string(),
+    status: z.enum(['pending', 'expired']),
+  })
+  .openapi('Invitation');
+
+/** An invitation as its addressee sees it. */
+export const MyInvitationSchema = z
+  .object({
+    id: z.uuid(),
+    organization_id: z.uuid(),
+    organization_name: z.string(),
+    role: Role,
+    invited_by_email: z.string().nullable(),
+    expires_at: z.string(),
+    created_at: z.string(),
+  })
+  .openapi('InvitationToMe');
 
 /** Dates leave as ISO 8601 strings with milliseconds. */
 export const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();

@@ -1,6 +1,6 @@
-import { AuthClient } from '@supabase/auth-js';
 import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authClient } from '../helpers/http.ts';
 import { startTestService, type TestService, uniqueEmail } from '../helpers/service.ts';
 
 let svc: TestService;
@@ -9,13 +9,7 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.stop());
 
-const client = () =>
-  new AuthClient({
-    url: `${svc.url}/auth/v1`,
-    headers: { apikey: svc.anonKey, Authorization: `Bearer ${svc.anonKey}` },
-    persistSession: false,
-    autoRefreshToken: false,
-  });
+const client = () => authClient(svc);
 
 describe('sign-up and sign-in with @supabase/auth-js', () => {
   it('signs up with an organization and gets a session whose claims name it with the owner role', async () => {

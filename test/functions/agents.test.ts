@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE } from '../../src/platform/db/database.ts';
-import { call, orgOf, signUp } from '../helpers/http.ts';
+import { call, inviteAndAccept, orgOf, signUp } from '../helpers/http.ts';
 import { agentToken, mcpClient, setPlan, tool } from '../helpers/mcp.ts';
 import { startTestService, type TestService, uniqueEmail } from '../helpers/service.ts';
 
@@ -288,16 +288,7 @@ describe('keys created by people', () => {
     ]);
 
     const member = await signUp(svc);
-    await call(svc, 'POST', fn('organization-members'), {
-      token: owner.access_token,
-      body: { email: member.user.email, role: 'member' },
-    });
-    const asMember = (
-      await call(svc, 'POST', fn('organization-switch'), {
-        token: member.access_token,
-        body: { organization_id: orgOf(owner) },
-      })
-    ).json.access_token;
+    const asMember = await inviteAndAccept(svc, owner, member, 'member');
     expect((await create(asMember, { name: 'sneaky', scopes: ['read'] })).status).toBe(403);
     expect((await call(svc, 'GET', fn('agent-api-keys'), { token: asMember })).status).toBe(403);
     expect((await call(svc, 'GET', fn('agent-usage'), { token: asMember })).status).toBe(403);

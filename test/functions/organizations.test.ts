@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, orgOf, signIn, signUp } from '../helpers/http.ts';
+import { call, inviteAndAccept, orgOf, signIn, signUp } from '../helpers/http.ts';
 import { startTestService, type TestService, uniqueEmail } from '../helpers/service.ts';
 
 let svc: TestService;
@@ -124,27 +124,12 @@ describe('organization-switch and sessions', () => {
 });
 
 describe('organization-members', () => {
-  it('lists, adds and removes members with the list envelope; the last owner stays', async () => {
+  it('lists members with the list envelope, removes them, and keeps the last owner', async () => {
     const owner = await signUp(svc, 'Roster Ltd');
     const alice = await signUp(svc);
     const bob = await signUp(svc);
-
-    const added = await call(svc, 'POST', fn('organization-members'), {
-      token: owner.access_token,
-      body: { email: alice.user.email.toUpperCase(), role: 'admin' },
-    });
-    expect(added.status).toBe(201);
-    expect(added.json).toMatchObject({ user_id: alice.user.id, role: 'admin', email: alice.user.email });
-    const again = await call(svc, 'POST', fn('organization-members'), {
-      token: owner.access_token,
-      body: { email: alice.user.email, role: 'member' },
-    });
-    expect(again.status).toBe(409);
-    expect(again.json.error).toBe('duplicate');
-    await call(svc, 'POST', fn('organization-members'), {
-      token: owner.access_token,
-      body: { email: bob.user.email, role: 'member' },
-    });
+    const aliceIn = await inviteAndAccept(svc, owner, alice, 'admin');
+    const asBob = await inviteAndAccept(svc, owner, bob, 'member');
 
     const page1 = await call(svc, 'GET', `${fn('organization-members')}?per_page=2`, {
       token: owner.access_token,
@@ -152,6 +137,8 @@ describe('organization-members', () => {
     expect(page1.status).toBe(200);
     expect(page1.json.pagination).toEqual({ page: 1, per_page: 2, total: 3, total_pages: 2 });
     expect(page1.json.data.map((m: { role: string }) => m.role)).toEqual(['owner', 'admin']);
+    expect(page1.json.data[1]).toMatchObject({ user_id: alice.user.id, email: alice.user.email });
+    expect(page1.json.invitations).toEqual([]);
     const page2 = await call(svc, 'GET', `${fn('organization-members')}?per_page=2&page=2`, {
       token: owner.access_token,
     });
@@ -159,20 +146,15 @@ describe('organization-members', () => {
       expect.objectContaining({ user_id: bob.user.id, email: bob.user.email }),
     ]);
 
-    // Bob switches in as a member: he may look but not manage.
-    const bobIn = await call(svc, 'POST', fn('organization-switch'), {
-      token: bob.access_token,
-      body: { organization_id: orgOf(owner) },
-    });
-    const asBob = bobIn.json.access_token;
-    expect((await call(svc, 'GET', fn('organization-members'), { token: asBob })).json.pagination.total).toBe(
-      3,
-    );
-    const bobAdds = await call(svc, 'POST', fn('organization-members'), {
+    // Bob is a member: he may look but not manage, and sees no invitations.
+    const asMember = await call(svc, 'GET', fn('organization-members'), { token: asBob });
+    expect(asMember.json.pagination.total).toBe(3);
+    expect(asMember.json).not.toHaveProperty('invitations');
+    const bobInvites = await call(svc, 'POST', fn('organization-members'), {
       token: asBob,
       body: { email: uniqueEmail(), role: 'member' },
     });
-    expect(bobAdds.status).toBe(403);
+    expect(bobInvites.status).toBe(403);
     const bobRemoves = await call(svc, 'DELETE', fn('organization-members'), {
       token: asBob,
       body: { user_id: alice.user.id },
@@ -180,12 +162,8 @@ describe('organization-members', () => {
     expect(bobRemoves.status).toBe(403);
 
     // Alice (admin) may not remove the owner; nobody may remove the last owner.
-    const aliceIn = await call(svc, 'POST', fn('organization-switch'), {
-      token: alice.access_token,
-      body: { organization_id: orgOf(owner) },
-    });
     const aliceRemovesOwner = await call(svc, 'DELETE', fn('organization-members'), {
-      token: aliceIn.json.access_token,
+      token: aliceIn,
       body: { user_id: owner.user.id },
     });
     expect(aliceRemovesOwner.status).toBe(403);
@@ -197,7 +175,7 @@ describe('organization-members', () => {
     expect(lastOwner.json.error).toBe('last_owner');
 
     const removed = await call(svc, 'DELETE', fn('organization-members'), {
-      token: aliceIn.json.access_token,
+      token: aliceIn,
       body: { user_id: bob.user.id },
     });
     expect(removed.status).toBe(204);
@@ -211,13 +189,13 @@ describe('organization-members', () => {
     expect(gone.status).toBe(404);
   });
 
-  it('answers not_found for an email with no account, and refuses callers with no organization', async () => {
+  it('refuses callers with no organization and a DELETE naming neither or both ids', async () => {
     const owner = await signUp(svc, 'Lonely LLC');
-    const r = await call(svc, 'POST', fn('organization-members'), {
-      token: owner.access_token,
-      body: { email: uniqueEmail('nobody'), role: 'member' },
-    });
-    expect(r.status).toBe(404);
+    for (const body of [{}, { user_id: owner.user.id, invitation_id: owner.user.id }]) {
+      const r = await call(svc, 'DELETE', fn('organization-members'), { token: owner.access_token, body });
+      expect(r.status).toBe(400);
+      expect(r.json.error).toBe('validation_error');
+    }
     const homeless = await signUp(svc);
     const list = await call(svc, 'GET', fn('organization-members'), { token: homeless.access_token });
     expect(list.status).toBe(403);

@@ -1,3 +1,4 @@
+import { AuthClient } from '@supabase/auth-js';
 import type { TestService } from './service.ts';
 import { uniqueEmail } from './service.ts';
 
@@ -54,3 +55,43 @@ export function orgOf(session: Session): string {
   );
   return payload.app_metadata.organization_id;
 }
+
+/**
+ * Makes `person` a member of the owner's current organization the only way there is: the owner
+ * invites their email, they accept. Returns an access token of `person` acting in it.
+ */
+export async function inviteAndAccept(
+  svc: TestService,
+  inviter: Session,
+  person: Session,
+  role: 'owner' | 'admin' | 'member',
+): Promise<string> {
+  const invited = await call(svc, 'POST', '/functions/v1/organization-members', {
+    token: inviter.access_token,
+    body: { email: person.user.email, role },
+  });
+  if (invited.status !== 201)
+    throw new Error(`invite failed: ${invited.status} ${JSON.stringify(invited.json)}`);
+  const accepted = await call(svc, 'POST', '/functions/v1/invitations', {
+    token: person.access_token,
+    body: { invitation_id: invited.json.id, action: 'accept' },
+  });
+  if (accepted.status !== 200)
+    throw new Error(`accept failed: ${accepted.status} ${JSON.stringify(accepted.json)}`);
+  const switched = await call(svc, 'POST', '/functions/v1/organization-switch', {
+    token: person.access_token,
+    body: { organization_id: orgOf(inviter) },
+  });
+  if (switched.status !== 200)
+    throw new Error(`switch failed: ${switched.status} ${JSON.stringify(switched.json)}`);
+  return switched.json.access_token;
+}
+
+/** @supabase/auth-js pointed at the service with the anon key, keeping no session of its own. */
+export const authClient = (svc: TestService) =>
+  new AuthClient({
+    url: `${svc.url}/auth/v1`,
+    headers: { apikey: svc.anonKey, Authorization: `Bearer ${svc.anonKey}` },
+    persistSession: false,
+    autoRefreshToken: false,
+  });

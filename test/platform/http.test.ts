@@ -143,6 +143,9 @@ describe('platform behaviour', () => {
     });
     expect(byPath('get /auth/v1/user')?.security).toEqual([{ apikey: [], bearer: [] }]);
     expect(byPath('post /functions/v1/agent-api-key-create')?.security).toEqual([{ bearer: [] }]);
+    // The recovery link is opened by a browser from a mail: no apikey, no bearer.
+    expect(byPath('get /auth/v1/verify')?.security).toEqual([]);
+    expect(byPath('post /auth/v1/verify')?.security).toEqual([{ apikey: [] }]);
   });
 
   it('never writes passwords or tokens to the log', async () => {

@@ -1,5 +1,6 @@
 // Managing the roster through RLS and the guard_owners trigger: members manage nothing, admins
-// manage everyone but owners, an organization never loses its last owner, and a removed member's
+// manage everyone but owners, nobody adds anyone directly (joining is accepting an invitation:
+// see invitations.test.ts), an organization never loses its last owner, and a removed member's
 // still-valid JWT stops working on the very next statement.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FreshDatabase, freshDatabase, onPostgres } from '../helpers/db.ts';
@@ -34,10 +35,17 @@ describe('members and admins', () => {
     expect(await roleOf(t.orgId, t.admin.userId)).toBe('admin');
   });
 
-  it('an admin adds, promotes, demotes and removes non-owners', async () => {
+  it('neither an owner nor an admin can add anyone without their consent (42501)', async () => {
+    const t = await seedTenant(fresh.db, 'm-consent');
+    const stranger = await createUser(fresh.db);
+    for (const who of [t.owner, t.admin])
+      expect(await sqlstate(as(fresh.db, who.as, add, [t.orgId, stranger, 'member']))).toBe('42501');
+    expect(await roleOf(t.orgId, stranger)).toBeNull();
+  });
+
+  it('an admin promotes, demotes and removes non-owners', async () => {
     const t = await seedTenant(fresh.db, 'm-admin');
-    const newcomer = await createUser(fresh.db);
-    expect(await as(fresh.db, t.admin.as, add, [t.orgId, newcomer, 'member'])).toHaveLength(1);
+    const newcomer = (await addMember(fresh.db, t.orgId, 'member')).userId;
     expect(await as(fresh.db, t.admin.as, setRole, [newcomer, 'admin'])).toHaveLength(1);
     expect(await as(fresh.db, t.admin.as, setRole, [newcomer, 'member'])).toHaveLength(1);
     expect(await as(fresh.db, t.admin.as, remove, [newcomer])).toHaveLength(1);

@@ -1,0 +1,58 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { answerInvitation, myInvitations } from '../domain/invitations.ts';
+import { requireUser } from '../platform/http/authenticate.ts';
+import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
+import type { Services } from '../services.ts';
+import { listEnvelope, listSchema, PageQuery, pageWindow } from './list-envelope.ts';
+import { iso, MyInvitationSchema } from './schemas.ts';
+
+const path = '/invitations';
+
+const list = createRoute({
+  method: 'get',
+  path,
+  summary: 'Pending invitations addressed to your email',
+  request: { query: PageQuery },
+  responses: {
+    200: jsonResponse(listSchema(MyInvitationSchema), 'Invitations'),
+    ...errorResponses(400, 401, 403),
+  },
+});
+
+const answer = createRoute({
+  method: 'post',
+  path,
+  summary: 'Accept or decline an invitation',
+  description:
+    'Accepting makes you a member with the invited role (a membership you already have stays as it is); act in ' +
+    'the organization with `organization-switch`. An invitation that is not yours, expired or already answered is 404.',
+  request: jsonBody(z.object({ invitation_id: z.uuid(), action: z.enum(['accept', 'decline']) })),
+  responses: {
+    200: jsonResponse(
+      z.object({
+        action: z.enum(['accept', 'decline']),
+        organization: z.object({ id: z.uuid(), name: z.string() }).optional(),
+        role: z.enum(['owner', 'admin', 'member']).optional(),
+      }),
+      'Answered',
+    ),
+    ...errorResponses(400, 401, 403, 404),
+  },
+});
+
+export function invitations(s: Services) {
+  return newRouter()
+    .openapi(list, async (c) => {
+      const principal = requireUser(c.get('principal'));
+      const page = c.req.valid('query');
+      const { invitations: rows, total } = await myInvitations(s.db, principal, pageWindow(page));
+      const data = rows.map((i) => ({ ...i, expires_at: iso(i.expires_at), created_at: iso(i.created_at) }));
+      return c.json(listEnvelope(data, page, total), 200);
+    })
+    .openapi(answer, async (c) => {
+      const principal = requireUser(c.get('principal'));
+      const { invitation_id, action } = c.req.valid('json');
+      const accepted = await answerInvitation(s.db, principal, invitation_id, action);
+      return c.json({ action, ...accepted }, 200);
+    });
+}
