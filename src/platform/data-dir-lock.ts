@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 
 /**
@@ -14,6 +15,11 @@ export const LOCK_FILE = 'svc.lock';
 
 export type LockHolder = {
   pid: number;
+  /**
+   * The machine (or container) whose process table `pid` belongs to: a pid says nothing about a
+   * process elsewhere, so only a lock taken on this host can be judged stale.
+   */
+  host: string;
   command: string;
   /** The service's base URL once it listens; null while starting and for other commands. */
   url: string | null;
@@ -37,7 +43,7 @@ export class DataDirLocked extends Error {
   ) {
     const where = holder.url ? `at ${holder.url}` : holder.command === 'start' ? 'still starting' : '';
     super(
-      `${dataDir} is in use by another svc process (pid ${holder.pid}, svc ${holder.command}${where ? `, ${where}` : ''}). ` +
+      `${dataDir} is in use by another svc process (pid ${holder.pid}${holder.host === hostname() ? '' : ` on host ${holder.host}`}, svc ${holder.command}${where ? `, ${where}` : ''}). ` +
         'The embedded database allows one process per data directory: stop that process or use another DATA_DIR ' +
         '(set DATABASE_URL to run several processes on PostgreSQL). ' +
         `If no such process runs, delete ${path.join(dataDir, LOCK_FILE)}.`,
@@ -58,7 +64,7 @@ export function isAlive(pid: number): boolean {
 function readHolder(file: string): LockHolder | null {
   try {
     const h = JSON.parse(readFileSync(file, 'utf8')) as LockHolder;
-    return Number.isInteger(h.pid) && h.pid > 0 ? h : null;
+    return Number.isInteger(h.pid) && h.pid > 0 && typeof h.host === 'string' ? h : null;
   } catch {
     return null; // absent, or unreadable (treated as stale)
   }
@@ -68,11 +74,14 @@ function readHolder(file: string): LockHolder | null {
 const held = new Set<string>();
 
 /**
- * Whether a lock's holder still runs. A lock naming this very process that it does not hold was
- * left by an earlier process that had the same pid: a container restarted after a crash runs its
- * entry point as pid 1 again, and would otherwise refuse to start forever.
+ * Whether a lock's holder still runs. One taken on another host (another container on the same
+ * volume, where the holder may well be pid 1 too) cannot be judged from here: it counts as live.
+ * A lock naming this very process that it does not hold was left by an earlier process that had
+ * the same pid: a container restarted after a crash runs its entry point as pid 1 again (same
+ * host name), and would otherwise refuse to start forever.
  */
-const holds = (file: string, h: LockHolder) => (h.pid === process.pid ? held.has(file) : isAlive(h.pid));
+const holds = (file: string, h: LockHolder) =>
+  h.host !== hostname() || (h.pid === process.pid ? held.has(file) : isAlive(h.pid));
 
 /** The live holder of a data directory's lock, if any (e.g. the running service and its URL). */
 export function lockHolder(dataDir: string): LockHolder | null {
@@ -103,6 +112,7 @@ export function lockDataDir(dataDir: string, command: string): DataDirLock {
   const file = path.join(dataDir, LOCK_FILE);
   const holder: LockHolder = {
     pid: process.pid,
+    host: hostname(),
     command,
     url: null,
     started_at: new Date().toISOString(),
@@ -126,8 +136,15 @@ export function lockDataDir(dataDir: string, command: string): DataDirLock {
     }
     const moved = readHolder(aside);
     if (moved && moved.token !== current?.token && holds(file, moved)) {
-      // Another process took the stale lock over between our read and our rename: give it back.
-      renameSync(aside, file);
+      // Another process took the stale lock over between our read and our rename: give it back,
+      // unless a third has linked its own meanwhile (link, unlike rename, never replaces a file).
+      try {
+        linkSync(aside, file);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      } finally {
+        rmSync(aside, { force: true });
+      }
       throw new DataDirLocked(dataDir, moved);
     }
     rmSync(aside, { force: true });

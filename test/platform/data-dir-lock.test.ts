@@ -1,7 +1,7 @@
 // The data-directory lock in-process: who counts as its live holder. The CLI tests
 // (lifecycle.test.ts) cover two real processes; these cover what they cannot stage.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataDirLocked, LOCK_FILE, lockDataDir, lockHolder } from '../../src/platform/data-dir-lock.ts';
@@ -41,5 +41,21 @@ describe('the data-directory lock', () => {
     const lock = lockDataDir(dir, 'start');
     expect(JSON.parse(readFileSync(path.join(dir, LOCK_FILE), 'utf8')).token).toBe(lock.holder.token);
     lock.release();
+  });
+
+  it('refuses a lock taken on another host, whose pid means nothing here (another container)', () => {
+    const dir = freshDir();
+    const elsewhere = {
+      pid: 1,
+      host: 'other-container',
+      command: 'start',
+      url: null,
+      started_at: '',
+      token: 't',
+    };
+    writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify(elsewhere));
+    expect(lockHolder(dir)?.host).toBe('other-container');
+    expect(() => lockDataDir(dir, 'migrate')).toThrow(/pid 1 on host other-container/);
+    expect(JSON.parse(readFileSync(path.join(dir, LOCK_FILE), 'utf8')).token).toBe('t');
   });
 });

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
@@ -194,7 +194,14 @@ describe('one process per embedded data directory', () => {
     const dead = spawnSync(process.execPath, ['-e', '']).pid as number;
     writeFileSync(
       path.join(dir, 'svc.lock'),
-      JSON.stringify({ pid: dead, command: 'start', url: 'http://127.0.0.1:1', started_at: '', token: 'x' }),
+      JSON.stringify({
+        pid: dead,
+        host: hostname(),
+        command: 'start',
+        url: 'http://127.0.0.1:1',
+        started_at: '',
+        token: 'x',
+      }),
     );
     const keys = await runCli(['keys'], { DATA_DIR: dir, LOG_LEVEL: 'silent', PORT: '7' });
     expect(JSON.parse(keys.stdout).url).toBe('http://127.0.0.1:7'); // a dead holder runs nothing
