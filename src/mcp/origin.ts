@@ -26,6 +26,13 @@ export function originPolicy(
   const own = new URL(publicUrl);
   const origins = new Set([own.origin, ...config.mcpAllowedOrigins]);
   const loopbackOnly = LOOPBACK_NAMES.has(config.host.toLowerCase());
+  // A reverse proxy in front of a loopback-bound service usually forwards the public Host: the
+  // names the operator configured (PUBLIC_URL, the allowed origins) are as good as loopback ones.
+  const names = new Set([
+    ...LOOPBACK_NAMES,
+    own.hostname,
+    ...config.mcpAllowedOrigins.map((o) => new URL(o).hostname),
+  ]);
   const hostName = (host: string) => {
     try {
       return new URL(`http://${host}`).hostname.toLowerCase();
@@ -47,11 +54,11 @@ export function originPolicy(
       }
       if (loopbackOnly) {
         const name = host === undefined ? undefined : hostName(host);
-        if (!name || !(LOOPBACK_NAMES.has(name) || name === own.hostname)) {
+        if (!name || !names.has(name)) {
           return new AppError(
             403,
             'forbidden',
-            'The service listens on a loopback address and answers only requests addressed to localhost or its PUBLIC_URL',
+            'The service listens on a loopback address and answers only requests addressed to localhost, its PUBLIC_URL or a host of MCP_ALLOWED_ORIGINS',
             { host: host ?? null },
           );
         }

@@ -99,7 +99,13 @@ describe('Origin and Host', () => {
       error: 'forbidden',
       message: expect.stringMatching(/loopback/),
     });
-    for (const host of ['localhost', `127.0.0.1:${new URL(svc.url).port}`, '[::1]:80']) {
+    // A proxy forwarding a configured public name (here a host of MCP_ALLOWED_ORIGINS) gets through.
+    for (const host of [
+      'localhost',
+      `127.0.0.1:${new URL(svc.url).port}`,
+      '[::1]:80',
+      new URL(ALLOWED).host,
+    ]) {
       expect((await send(host)).status, host).toBe(200);
     }
   });
