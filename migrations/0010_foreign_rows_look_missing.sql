@@ -8,7 +8,8 @@
 --   (42501) when it carries that tenant's organization_id, by the foreign key (23503) when it
 --   carries the caller's own. The order's existence and status are never part of the answer.
 -- * An order inserted with another tenant's organization_id never touches that tenant's order
---   counter (its row lock would make the insert wait on the other tenant's open transactions).
+--   counter (its row lock would make the insert wait on the other tenant's open transactions):
+--   app.next_counter gives no number there.
 -- Checked and left as they are (they read nothing outside the row, run as the caller under RLS,
 -- or run AFTER the row passed RLS): normalize_contact, prepare_inventory_item, prepare_order_item,
 -- touch_timestamps, check_order_transition, release_deleted_order, recompute_order_totals,
@@ -18,7 +19,7 @@
 create or replace function app.may_look_into(org uuid) returns boolean
 language sql stable
 as $$
-  select current_setting('role', true) is distinct from 'authenticated'
+  select coalesce(current_setting('role', true), '') not in ('authenticated', 'anon')
       or org = app.current_org_id()
 $$;
 
@@ -30,28 +31,14 @@ as $$
 $$;
 revoke all on function app.order_status_of(uuid, uuid) from public;
 
-create or replace function app.prepare_order() returns trigger
-language plpgsql security definer set search_path = ''
+-- Counters move only for their own organization's callers: for another tenant's organization
+-- there is no number (and no row lock to wait on), and RLS refuses the row right after the trigger.
+create or replace function app.next_counter(org uuid, counter text, step bigint default 1) returns bigint
+language sql volatile security definer set search_path = ''
 as $$
-declare
-  n bigint;
-begin
-  -- Another tenant's organization: RLS refuses the row right after this trigger.
-  if not app.may_look_into(new.organization_id) then
-    return new;
-  end if;
-  if tg_op = 'INSERT' then
-    n := app.next_counter(new.organization_id, 'order_number');
-    new.order_number := 'ORD-' || case when n < 1000000 then lpad(n::text, 6, '0') else n::text end;
-    new.subtotal := 0;
-    if current_setting('role', true) = 'authenticated' then
-      new.status := 'pending';
-    end if;
-  else
-    new.order_number := old.order_number;
-    select coalesce(sum(i.total), 0) into new.subtotal from public.order_items i
-     where i.organization_id = new.organization_id and i.order_id = new.id;
-  end if;
-  new.total := new.subtotal + new.tax_total + new.shipping_total;
-  return new;
-end $$;
+  insert into app.counters as c (organization_id, name, value)
+  select org, counter, step where app.may_look_into(org)
+  on conflict (organization_id, name) do update set value = c.value + step
+  returning c.value
+$$;
+revoke all on function app.next_counter(uuid, text, bigint) from public;
