@@ -90,7 +90,8 @@ export function buildApp(s: Services) {
     try {
       await s.db.query('select 1');
       return c.json({ status: 'ok', database: s.db.engine }, 200);
-    } catch {
+    } catch (err) {
+      logFailure(c.get('log'), err, {}, 'health check failed');
       return c.json({ error: 'unavailable', message: 'The database does not answer', details: {} }, 503);
     }
   });

@@ -65,6 +65,14 @@ let n = 0;
 const idFor = (surface: string) => `failure-${surface}-${process.pid}-${++n}`;
 
 describe('a 5xx is logged once, with the request id and its cause', () => {
+  it('on /health, which answers 503', async () => {
+    const id = idFor('health');
+    const r = await call(svc, 'GET', '/health', { headers: { 'x-request-id': id } });
+    expect(r.status).toBe(503);
+    expect(r.json).toMatchObject({ error: 'unavailable' });
+    causeLogged(id);
+  });
+
   it('on /rest/v1, read with @supabase/postgrest-js', async () => {
     const id = idFor('rest');
     const rest = new PostgrestClient(`${svc.url}/rest/v1`, {
