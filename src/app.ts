@@ -7,6 +7,7 @@ import { AppError, errorBody, toAppError } from './platform/errors.ts';
 import { trustedProxies } from './platform/http/client-ip.ts';
 import { newRouter, openApiDocument } from './platform/http/openapi.ts';
 import { requestContext } from './platform/http/request-context.ts';
+import { logFailure } from './platform/log.ts';
 import { restRoutes } from './rest/routes.ts';
 import type { Services } from './services.ts';
 
@@ -89,7 +90,8 @@ export function buildApp(s: Services) {
     try {
       await s.db.query('select 1');
       return c.json({ status: 'ok', database: s.db.engine }, 200);
-    } catch {
+    } catch (err) {
+      logFailure(c.get('log'), err, {}, 'health check failed');
       return c.json({ error: 'unavailable', message: 'The database does not answer', details: {} }, 503);
     }
   });
@@ -122,11 +124,9 @@ export function buildApp(s: Services) {
   );
   app.onError((err, c) => {
     const e = toAppError(err);
-    // Only what identifies the failure: a database error's detail can quote row values.
-    if (e.status >= 500) {
-      const { name, message, stack, code } = err as Error & { code?: string };
-      c.get('log')?.error({ err: { name, message, code, stack } }, 'request failed');
-    }
+    // Every surface's 5xx passes here, so each is logged once with its cause (MCP tool and resource
+    // failures, answered inside JSON-RPC, are logged where src/mcp catches them).
+    if (e.status >= 500) logFailure(c.get('log') ?? s.log, err);
     for (const [k, v] of Object.entries(e.headers)) c.header(k, v);
     const body: Record<string, unknown> = errorBody(e);
     // @supabase/auth-js reads GoTrue's fields: code (API version 2024-01-01), error_code, msg.

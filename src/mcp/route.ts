@@ -106,7 +106,11 @@ export function mcpRoutes(s: Services) {
     try {
       principal = await agentOf(s, c, keyStillValid);
     } catch (err) {
-      return refuse(c, toAppError(err));
+      const e = toAppError(err);
+      // A refusal is answered here with its challenge; a failure (the key check could not run)
+      // goes to the app's error handler, which logs its cause.
+      if (e.status >= 500) throw err;
+      return refuse(c, e);
     }
     let body: unknown;
     try {
@@ -119,7 +123,7 @@ export function mcpRoutes(s: Services) {
       );
     }
     for (let i = Math.max(1, callsIn(body)); i > 0; i--) await meterCall(s, principal);
-    return handleMcp(c.req.raw, body, { s, principal });
+    return handleMcp(c.req.raw, body, { s, principal, log: c.get('log') });
   });
   return app;
 }

@@ -11,6 +11,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { tokenScopes } from '../domain/agent-keys.ts';
+import { toAppError } from '../platform/errors.ts';
+import { logFailure } from '../platform/log.ts';
 import { RESOURCES, readResource } from './resources.ts';
 import { RpcError, shortParamErrors } from './rpc-errors.ts';
 import { callTool, listing, mayCall, type ToolContext } from './tool.ts';
@@ -61,7 +63,12 @@ function serverFor(ctx: ToolContext): Server {
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: RESOURCES }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
   server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
-    const value = await readResource(req.params.uri, ctx);
+    const value = await readResource(req.params.uri, ctx).catch((err) => {
+      if (toAppError(err).status < 500) throw err;
+      // The SDK would answer with the error's own text and log nothing: say nothing of it, log it.
+      logFailure(ctx.log, err, { resource: req.params.uri }, 'resource failed');
+      throw new RpcError(ErrorCode.InternalError, 'Something went wrong on our side');
+    });
     // -32002 is the MCP specification's "resource not found".
     if (value === undefined)
       throw new RpcError(-32002, `Resource not found: ${req.params.uri}`, { uri: req.params.uri });

@@ -3,10 +3,11 @@ import { z } from 'zod';
 import { requireScope, tokenCovers } from '../domain/agent-keys.ts';
 import type { Principal } from '../platform/db/database.ts';
 import { errorBody, toAppError, validationError } from '../platform/errors.ts';
+import { type Logger, logFailure } from '../platform/log.ts';
 import type { Services } from '../services.ts';
 
-/** What a tool call runs with: the services and the agent it acts for. */
-export type ToolContext = { s: Services; principal: Extract<Principal, { kind: 'agent' }> };
+/** What a tool call runs with: the services, the agent it acts for and the request's log. */
+export type ToolContext = { s: Services; principal: Extract<Principal, { kind: 'agent' }>; log: Logger };
 
 /** MCP's hints; those left out take the specification's defaults (read-only tools need only one). */
 type Annotations = { readOnlyHint: true } | { destructiveHint: boolean; idempotentHint: boolean };
@@ -154,10 +155,8 @@ export async function callTool(tool: Tool, ctx: ToolContext, args: unknown): Pro
     return result(await tool.run(ctx, parsed.data));
   } catch (err) {
     const e = toAppError(err);
-    if (e.status >= 500) {
-      const { name, message, stack } = err as Error;
-      ctx.s.log.error({ err: { name, message, stack }, tool: tool.name }, 'tool failed');
-    }
+    // Answered as a tool result (HTTP 200), so the app's error handler never sees it: logged here.
+    if (e.status >= 500) logFailure(ctx.log, err, { tool: tool.name }, 'tool failed');
     return result(errorBody(e), true);
   }
 }

@@ -30,3 +30,19 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     destination,
   );
 }
+
+/**
+ * Why a request failed, for operators: an error's name, message, SQLSTATE code and stack, never
+ * its data (a database error's detail can quote row values). An error carrying a `cause` (the
+ * public error a lower one was turned into) is logged by that cause.
+ */
+export function logFailure(
+  log: Logger,
+  err: unknown,
+  fields: Record<string, unknown> = {},
+  msg = 'request failed',
+): void {
+  const cause = err instanceof Error && err.cause !== undefined ? err.cause : err;
+  const { name, message, code, stack } = (cause ?? {}) as Error & { code?: unknown };
+  log.error({ ...fields, err: { name, message, code, stack } }, msg);
+}

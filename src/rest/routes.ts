@@ -1,5 +1,4 @@
 import type { Context } from 'hono';
-import { errorBody } from '../platform/errors.ts';
 import { authenticate, requireApiKey } from '../platform/http/authenticate.ts';
 import { meter } from '../platform/http/meter.ts';
 import { newRouter } from '../platform/http/openapi.ts';
@@ -32,9 +31,9 @@ export function restRoutes(s: Services) {
       if (actsInOrganization(s, c.req.method, c.req.param('table'))) assertOrganization(c.get('principal'));
       return await handlers[c.req.method as keyof typeof handlers](s, c, c.req.param('table'));
     } catch (err) {
-      const e = restError(err, c.get('principal').kind === 'anon');
-      for (const [k, v] of Object.entries(e.headers)) c.header(k, v);
-      return c.json(errorBody(e), e.status as 400);
+      // Shaped for PostgREST clients here, answered (and a 5xx logged by its cause) by the app's
+      // one error handler.
+      throw Object.assign(restError(err, c.get('principal').kind === 'anon'), { cause: err });
     }
   });
   return app;
