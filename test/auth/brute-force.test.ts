@@ -1,5 +1,5 @@
-// Brute-force guards on /auth/v1: per-address limits on sign-in and sign-up, and the per-account
-// lock. The limits are asserted exactly: each test speaks from an address of its own (the service
+// Brute-force guards on /auth/v1: per-address limits on sign-in, sign-up and recovery mails, and
+// the per-account lock. The limits are asserted exactly: each test speaks from an address of its own (the service
 // trusts X-Forwarded-For from the loopback proxy here), so no counter carries over from another
 // test, and a limit one higher or lower than configured fails.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { startTestService, type TestService, uniqueEmail } from '../helpers/serv
 const LOGIN_MAX_PER_IP = 12;
 const LOGIN_MAX_FAILURES_PER_EMAIL = 3;
 const SIGNUP_MAX_PER_IP = 4;
+const RECOVER_MAX_PER_IP = 4;
 
 let svc: TestService;
 beforeAll(async () => {
@@ -16,6 +17,7 @@ beforeAll(async () => {
     LOGIN_MAX_FAILURES_PER_EMAIL: String(LOGIN_MAX_FAILURES_PER_EMAIL),
     LOGIN_MAX_PER_IP: String(LOGIN_MAX_PER_IP),
     SIGNUP_MAX_PER_IP: String(SIGNUP_MAX_PER_IP),
+    RECOVER_MAX_PER_IP: String(RECOVER_MAX_PER_IP),
     TRUST_PROXY: '127.0.0.1,::1',
   });
 });
@@ -114,5 +116,19 @@ describe('sign-up limits', () => {
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
     // Nothing was created: the same email signs up from another address.
     expect((await signUpFrom(freshAddress(), email)).status).toBe(200);
+  });
+});
+
+describe('recovery limits', () => {
+  it('sends exactly RECOVER_MAX_PER_IP recovery mails from one address, whatever the emails, then 429', async () => {
+    const from = freshAddress();
+    const recover = () =>
+      call(svc, 'POST', '/auth/v1/recover', {
+        body: { email: uniqueEmail('forgetful') },
+        headers: { 'x-forwarded-for': from },
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i <= RECOVER_MAX_PER_IP; i++) statuses.push((await recover()).status);
+    expect(statuses).toEqual([...Array(RECOVER_MAX_PER_IP).fill(200), 429]);
   });
 });
