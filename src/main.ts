@@ -28,7 +28,7 @@ export type RunningService = {
 /** The composition root: config → data-dir lock (embedded only) → database → migrate → app → listen. */
 export async function startService(
   config: Config,
-  opts: { logDestination?: DestinationStream; database?: Database } = {},
+  opts: { logDestination?: DestinationStream; database?: Database; now?: () => Date } = {},
 ): Promise<RunningService> {
   const log = createLogger(config.logLevel, opts.logDestination);
   const keys = await loadSigningKeys(config.dataDir, config.jwtPrivateKey);
@@ -101,6 +101,7 @@ export async function startService(
       schema: await loadSchemaCache(db),
       log,
       mail: openMail(config, log),
+      now: opts.now ?? (() => new Date()),
     };
     const schema = services.schema;
     stopListening = await db.listen(SCHEMA_CHANNEL, () => {

@@ -48,6 +48,8 @@ export type Services = {
   log: Logger;
   /** Outgoing mail: SMTP, or the development outbox. */
   mail: MailDispatch;
+  /** The wall clock for calendar rules computed here (the daily quota's UTC day); tests pass a fixed one. */
+  now: () => Date;
 };
 
 const MINUTE = 60;

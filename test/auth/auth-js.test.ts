@@ -145,6 +145,30 @@ describe('refresh tokens', () => {
     expect(replay.data.session?.user.id).toBe(s.user.id);
   });
 
+  it('two refreshes of one token at once (two tabs waking up) both get a working session of the same family', async () => {
+    const s = await session();
+    // On PostgreSQL the two requests overlap and take turns on the session's row lock; the second
+    // finds the token revoked a moment ago (within the reuse interval). PGlite runs them one after
+    // the other, and the second is the client that lost the answer. Either way both tabs stay in.
+    const [a, b] = await Promise.all([refresh(s.refresh_token), refresh(s.refresh_token)]);
+    expect(a.error).toBeNull();
+    expect(b.error).toBeNull();
+    const tabs = [a.data.session, b.data.session].map((x) => x as NonNullable<typeof x>);
+    expect(new Set([s.refresh_token, ...tabs.map((t) => t.refresh_token)]).size).toBe(3);
+    for (const tab of tabs) {
+      expect(decodeJwt(tab.access_token).session_id).toBe(decodeJwt(s.access_token).session_id);
+      expect((await client().getUser(tab.access_token)).data.user?.id).toBe(s.user.id);
+    }
+    // Each tab goes on refreshing with what it got, and the session is still alive afterwards.
+    let latest = '';
+    for (const tab of tabs) {
+      const next = await refresh(tab.refresh_token);
+      expect(next.error).toBeNull();
+      latest = next.data.session?.access_token as string;
+    }
+    expect((await client().getUser(latest)).data.user?.id).toBe(s.user.id);
+  });
+
   it('treats reuse of an older token as theft: the whole family is revoked', async () => {
     const s = await session();
     const r1 = await refresh(s.refresh_token);

@@ -17,11 +17,12 @@ export type TestService = RunningService & {
 
 /**
  * The real service on an ephemeral port over a private database, with a throwaway data dir.
- * `env` overrides configuration exactly as the environment would.
+ * `env` overrides configuration exactly as the environment would; `now` replaces the wall clock
+ * where the service computes calendar rules (see `Services.now`).
  */
 export async function startTestService(
   env: Record<string, string> = {},
-  dataDir?: string,
+  { dataDir, now }: { dataDir?: string; now?: () => Date } = {},
 ): Promise<TestService> {
   const dir = dataDir ?? mkdtempSync(path.join(tmpdir(), 'svc-test-'));
   const config: Config = loadConfig({
@@ -39,7 +40,7 @@ export async function startTestService(
       cb();
     },
   });
-  const service = await startService(config, { logDestination: sink, database: fresh.db });
+  const service = await startService(config, { logDestination: sink, database: fresh.db, now });
   return {
     ...service,
     anonKey: service.services.keys.anonKey,

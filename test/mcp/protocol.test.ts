@@ -192,7 +192,9 @@ describe('who may call it', () => {
 
 describe('limits on MCP calls', () => {
   it('counts every JSON-RPC call against the per-minute limit and the plan’s daily quota', async () => {
-    const small = await startTestService({ RATE_LIMIT_STANDARD_PER_MINUTE: '4' });
+    // A fixed clock: the quota counts per UTC day, and a run across midnight would start afresh.
+    const noon = new Date('2026-06-15T12:00:00Z');
+    const small = await startTestService({ RATE_LIMIT_STANDARD_PER_MINUTE: '4' }, { now: () => noon });
     try {
       const me = await signUp(small, 'Metered Ltd');
       await setPlan(small, me, 'starter');

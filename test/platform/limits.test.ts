@@ -12,8 +12,8 @@ import { startTestService, type TestService, uniqueEmail } from '../helpers/serv
 
 const fn = (name: string) => `/functions/v1/${name}`;
 const services: TestService[] = [];
-const start = async (env: Record<string, string> = {}) => {
-  const s = await startTestService(env);
+const start = async (env: Record<string, string> = {}, opts: Parameters<typeof startTestService>[1] = {}) => {
+  const s = await startTestService(env, opts);
   services.push(s);
   return s;
 };
@@ -69,10 +69,12 @@ describe('per-address limits (spec section 8)', () => {
   });
 });
 
-describe('per-caller limits and the daily quota', () => {
+describe('per-caller limits', () => {
   let svc: TestService;
   beforeAll(async () => {
-    svc = await start();
+    // A fixed clock: the quota counts per UTC day, and a run across midnight would start afresh.
+    const noon = new Date('2026-06-15T12:00:00Z');
+    svc = await start({}, { now: () => noon });
   });
 
   it('standard: 100 requests a minute per user per organization', async () => {
@@ -116,23 +118,39 @@ describe('per-caller limits and the daily quota', () => {
     // 3 × /auth/v1/user, organization-members, agent-api-key-create and this agent-usage call.
     expect(usage.json.usage.api_calls_per_day.used).toBe(6);
   });
+});
 
-  it('api_calls_per_day: past the plan’s quota, 429 quota_exceeded until midnight UTC', async () => {
+describe('the daily quota, on an injected clock', () => {
+  // The quota's day is the UTC day of the service's clock; a fixed clock makes the wait exact
+  // instead of "about right" and lets the test cross midnight without waiting for it.
+  let clock = new Date('2026-03-31T23:59:30.250Z');
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await start({}, { now: () => clock });
     // This service's database is private to this file: make the free quota small.
     await svc.services.db.query("update plans set api_calls_per_day = 3 where slug = 'free'");
+  });
+
+  it('past the plan’s quota, 429 quota_exceeded with Retry-After in seconds to the next UTC midnight', async () => {
     const me = await signUp(svc, 'Thrifty Ltd');
-    const statuses = await untilLimited(
-      () => call(svc, 'GET', fn('organization-members'), { token: me.access_token }),
-      5,
-    );
-    expect(statuses).toEqual([200, 200, 200, 429]);
-    const over = await call(svc, 'GET', fn('organization-members'), { token: me.access_token });
+    const members = () => call(svc, 'GET', fn('organization-members'), { token: me.access_token });
+    expect(await untilLimited(members, 5)).toEqual([200, 200, 200, 429]);
+    const over = await members();
     expect(over.json.error).toBe('quota_exceeded');
-    const wait = Number(over.headers.get('retry-after'));
-    const now = new Date();
-    const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-    expect(Math.abs(wait - (midnight - now.getTime()) / 1000)).toBeLessThanOrEqual(5);
-    expect(over.json.details.resets_at).toBe(new Date(midnight).toISOString());
+    expect(over.headers.get('retry-after')).toBe('30'); // 29.75 s, rounded up
+    expect(over.json.details).toMatchObject({ limit: 3, resets_at: '2026-04-01T00:00:00.000Z' });
+    expect(over.json.message).toContain('in 30 seconds');
+  });
+
+  it('a new UTC day starts a fresh count', async () => {
+    clock = new Date('2026-04-01T23:59:59.000Z');
+    const me = await signUp(svc, 'Daily Ltd');
+    const members = () => call(svc, 'GET', fn('organization-members'), { token: me.access_token });
+    expect(await untilLimited(members, 5)).toEqual([200, 200, 200, 429]);
+    expect((await members()).headers.get('retry-after')).toBe('1');
+    clock = new Date('2026-04-02T00:00:00.000Z');
+    expect(await untilLimited(members, 5)).toEqual([200, 200, 200, 429]);
+    expect((await members()).headers.get('retry-after')).toBe(String(24 * 3600));
   });
 });
 
@@ -166,7 +184,7 @@ describe('TRUST_PROXY', () => {
 describe('shared counters', () => {
   it('in memory, each process counts for itself', async () => {
     const [a, b] = [await start(), await start()];
-    expect(await untilLimited(() => exchange(a), 11)).toHaveLength(11);
+    expect(await untilLimited(() => exchange(a), 12)).toEqual([...Array(10).fill(401), 429]);
     expect((await exchange(b)).status).toBe(401);
   });
 

@@ -213,6 +213,21 @@ describe('writes with @supabase/postgrest-js', () => {
     expect(gone.data).toEqual([]);
   });
 
+  it('refuses a delete without a filter (400) and deletes nothing', async () => {
+    await rest(owner.access_token)
+      .from('contacts')
+      .insert([{ first_name: 'keep 1' }, { first_name: 'keep 2' }]);
+    const count = async () =>
+      (await rest(owner.access_token).from('contacts').select('*', { count: 'exact', head: true })).count;
+    const before = await count();
+    expect(before).toBeGreaterThanOrEqual(2);
+    const all = await rest(owner.access_token).from('contacts').delete().select('id');
+    expect(all.status).toBe(400);
+    expect(all.error?.code).toBe('PGRST106');
+    expect(all.data).toBeNull();
+    expect(await count()).toBe(before);
+  });
+
   it('answers a duplicate with 409 and a crossed plan ceiling with 403, writing nothing', async () => {
     await rest(owner.access_token).from('contacts').insert({ first_name: 'dup', email: 'dup@ex.test' });
     const dup = await rest(owner.access_token)

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE } from '../../src/platform/db/database.ts';
 import { fromPgError } from '../../src/platform/errors.ts';
-import { type FreshDatabase, freshDatabase } from '../helpers/db.ts';
+import { type FreshDatabase, freshDatabase, onPostgres } from '../helpers/db.ts';
 import { as, seedAgent, seedTenant, sqlstate, type Tenant } from './fixtures.ts';
 
 let fresh: FreshDatabase;
@@ -34,6 +34,32 @@ const countOf = async (t: Tenant, table: string) =>
       [t.orgId],
     )
   )[0]?.n;
+
+/**
+ * `n` orders, and the month's order count that goes with them. The month is the database's own
+ * `now()` in UTC (`app.month_counter` in migrations/0006), which no test can set, so a check a
+ * moment later could land in the next month and find a fresh count. The count is therefore
+ * copied, in the same transaction (one `now()`), to the following month: whatever follows holds
+ * on either side of a month end.
+ */
+const fillThisMonthsOrders = (t: Tenant, n: number) =>
+  fresh.db.transaction(async (tx) => {
+    await tx.query(
+      "insert into orders (organization_id, notes) select $1, 'x' || g from generate_series(1, $2::int) g",
+      [t.orgId, n],
+    );
+    const [counted] = await tx.query<{ value: string }>(
+      `select value from app.counters
+        where organization_id = $1 and name = 'orders:' || to_char(now() at time zone 'utc', 'YYYY-MM')`,
+      [t.orgId],
+    );
+    expect(Number(counted?.value)).toBe(n);
+    await tx.query(
+      `insert into app.counters (organization_id, name, value)
+       values ($1, 'orders:' || to_char((now() at time zone 'utc') + interval '1 month', 'YYYY-MM'), $2)`,
+      [t.orgId, n],
+    );
+  });
 
 async function refusal(p: Promise<unknown>) {
   const err = await p.then(
@@ -80,7 +106,7 @@ describe('plan ceilings', () => {
         ]),
       ),
     ).toBe('SV403');
-    await fill(t, 'orders', 25, 'notes');
+    await fillThisMonthsOrders(t, 25);
     expect(await sqlstate(as(fresh.db, t.owner.as, "insert into orders (notes) values ('26th')"))).toBe(
       'SV403',
     );
@@ -89,9 +115,9 @@ describe('plan ceilings', () => {
     expect(
       await sqlstate(as(fresh.db, t.owner.as, "insert into orders (notes) values ('after delete')")),
     ).toBe('SV403');
-    // A new month starts a new count (simulated: this month's count is renamed to a past month).
+    // A new month starts a new count (simulated: the month's count is renamed to a past month).
     await fresh.db.query(
-      "update app.counters set name = 'orders:2000-01' where organization_id = $1 and name like 'orders:%'",
+      "update app.counters set name = 'orders:2000-' || right(name, 2) where organization_id = $1 and name like 'orders:%'",
       [t.orgId],
     );
     await as(fresh.db, t.owner.as, "insert into orders (notes) values ('new month')");
@@ -123,12 +149,19 @@ describe('plan ceilings', () => {
     expect(await countOf(t, 'orders')).toBe(55);
   });
 
-  it('let exactly one of two racing writers take the last slot', async () => {
+  // Only PostgreSQL runs these writers at once: PGlite has one connection, so its transactions
+  // never overlap and the test would pass without the advisory lock it is meant to guard.
+  it.skipIf(!onPostgres())('let exactly one of six racing writers take the last slot', async () => {
     const t = await freeTenant('ceil-race');
     await fill(t, 'contacts', 49);
+    // Each writer keeps its transaction open a moment after its insert, as a slow request would,
+    // so the six overlap for certain instead of by luck of scheduling.
     const results = await Promise.allSettled(
       Array.from({ length: 6 }, (_, i) =>
-        as(fresh.db, t.member.as, 'insert into contacts (first_name) values ($1)', [`racer ${i}`]),
+        fresh.db.asPrincipal(t.member.as, async (tx) => {
+          await tx.query('insert into contacts (first_name) values ($1)', [`racer ${i}`]);
+          await tx.query('select pg_sleep(0.2)');
+        }),
       ),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);

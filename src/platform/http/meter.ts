@@ -13,13 +13,13 @@ export function claimedOrganization(principal: Principal): string | null {
   return typeof org === 'string' ? org : null;
 }
 
-const nextUtcMidnight = (now = new Date()) =>
+const nextUtcMidnight = (now: Date) =>
   new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
 
-export const secondsToUtcMidnight = (now = new Date()) =>
+const secondsToUtcMidnight = (now: Date) =>
   Math.max(1, Math.ceil((nextUtcMidnight(now).getTime() - now.getTime()) / 1000));
 
-export const utcDay = (now = new Date()) => now.toISOString().slice(0, 10);
+const utcDay = (now: Date) => now.toISOString().slice(0, 10);
 
 /** A write carrying more than one row counts as a bulk operation too (spec section 8). */
 async function carriesManyRows(c: Context): Promise<boolean> {
@@ -65,15 +65,17 @@ export async function meterCall(s: Services, principal: Principal): Promise<void
 }
 
 async function countApiCall(s: Services, organizationId: string): Promise<void> {
-  const r = await s.limits.apiCallsPerDay.hit(`${organizationId}:${utcDay()}`);
+  // One reading of the clock, so the day counted and the wait announced cannot disagree.
+  const now = s.now();
+  const r = await s.limits.apiCallsPerDay.hit(`${organizationId}:${utcDay(now)}`);
   const limit = (await s.plans.forOrganization(organizationId))?.limits.api_calls_per_day;
   if (limit !== null && limit !== undefined && r.consumed > limit) {
-    const wait = secondsToUtcMidnight();
+    const wait = secondsToUtcMidnight(now);
     throw new AppError(
       429,
       'quota_exceeded',
       `The plan's ${limit} API calls per day are used up; the quota resets at midnight UTC, in ${wait} seconds`,
-      { limit, used: r.consumed, resets_at: nextUtcMidnight().toISOString() },
+      { limit, used: r.consumed, resets_at: nextUtcMidnight(now).toISOString() },
       {},
       { 'Retry-After': String(wait) },
     );
@@ -82,7 +84,7 @@ async function countApiCall(s: Services, organizationId: string): Promise<void> 
 
 /** Today's count of API calls for an organization (agent-usage). */
 export const apiCallsToday = (s: Services, organizationId: string) =>
-  s.limits.apiCallsPerDay.used(`${organizationId}:${utcDay()}`);
+  s.limits.apiCallsPerDay.used(`${organizationId}:${utcDay(s.now())}`);
 
 /**
  * The same metering for routes that authenticate in their own way (/auth/v1/user, /logout): a
