@@ -31,6 +31,7 @@ describe('the data-directory lock', () => {
     const dir = freshDir();
     const left = {
       pid: process.pid,
+      host: hostname(),
       command: 'start',
       url: 'http://127.0.0.1:1',
       started_at: '',
