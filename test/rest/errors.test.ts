@@ -52,6 +52,9 @@ describe('values the database cannot read', () => {
       details: { column: 'is_active' },
       hint: 'Send true or false',
     });
+    const list = await rest().from('agent_api_keys').select().in('is_active', ['true', 'maybe']);
+    expect(list.status).toBe(400);
+    expect(list.error).toMatchObject({ code: '22P02', details: { column: 'is_active' } });
   });
 
   it('still reads booleans PostgreSQL accepts as text', async () => {
@@ -143,7 +146,8 @@ describe('upsert targets', () => {
     expect(error?.message).toContain('No unique key of "contacts" is (email)');
     expect(error?.message).toContain('(organization_id, email)');
     expect(error?.hint).toBe('Use on_conflict=organization_id,email');
-    const keys = (error?.details as unknown as { unique_keys: { columns: string[] }[] }).unique_keys;
+    const keys = (error as unknown as { details: { unique_keys: { columns: string[] }[] } }).details
+      .unique_keys;
     expect(keys.map((k) => k.columns)).toContainEqual(['organization_id', 'email']);
     expect(keys.map((k) => k.columns)).toContainEqual(['organization_id', 'id']);
   });
