@@ -55,8 +55,16 @@ export const noOrganization = () =>
     },
   );
 
-/** Postgres error fields both drivers expose. */
-type PgError = { code?: string; message?: string; hint?: string; detail?: string; constraint?: string };
+/** Postgres error fields both drivers expose (node-postgres and PGlite name them alike). */
+export type PgError = {
+  code?: string;
+  message?: string;
+  hint?: string;
+  detail?: string;
+  constraint?: string;
+  column?: string;
+  table?: string;
+};
 
 const isPgError = (e: unknown): e is PgError =>
   typeof e === 'object' &&
@@ -64,10 +72,40 @@ const isPgError = (e: unknown): e is PgError =>
   typeof (e as PgError).code === 'string' &&
   /^[0-9A-Z]{5}$/.test((e as PgError).code ?? '');
 
+/** A hint for a value PostgreSQL could not read as `type` (from its message, when it names one). */
+export function typeHint(type: string | undefined): string {
+  if (!type) return 'Send a valid value';
+  if (type === 'uuid') return 'Send a UUID, e.g. 123e4567-e89b-12d3-a456-426614174000';
+  if (type === 'boolean') return 'Send true or false';
+  if (/^(smallint|integer|bigint|numeric|real|double precision)$/.test(type))
+    return `Send a number that fits ${type}`;
+  if (/^(date|time|timestamp)/.test(type))
+    return 'Send an ISO 8601 date or timestamp, e.g. 2024-05-01 or 2024-05-01T12:00:00Z';
+  if (/^jsonb?$/.test(type)) return 'Send valid JSON';
+  return `Send a valid ${type}`;
+}
+
+/** The type a data error's message names: `invalid input syntax for type uuid: "x"`. */
+export const typeInMessage = (message = '') =>
+  /for type ([a-z][a-z0-9 ]*?)(?::|$)/.exec(message)?.[1] ??
+  (/^date\/time field/.test(message) ? 'timestamp' : undefined);
+
+/** The columns a unique violation names (`Key (organization_id, email)=(…)`), never its values. */
+export const keyColumns = (detail = '') =>
+  (/^Key \(([^)]*)\)=/.exec(detail)?.[1] ?? '')
+    .split(',')
+    .map((c) => c.trim().replace(/^"|"$/g, ''))
+    .filter(Boolean);
+
+const invalid = (message: string, path: string, hint: string, extra: ErrorDetails = {}) =>
+  new AppError(400, 'validation_error', message, { issues: [{ path, message }], ...extra }, { hint });
+
 /**
  * Postgres errors as the caller should see them. Errors raised on purpose by our SQL use the
  * SQLSTATE class "SV" (SVnnn carries the HTTP status), the error code in HINT and JSON details in
- * DETAIL. Anything else is described by its class, never by its text, so no SQL leaks out.
+ * DETAIL. Data errors say which column and what was wrong, from the error's own fields; the
+ * rest is described by its class. Never the statement's text, and never DETAIL's "Failing row
+ * contains (…)" or a key's values: they can hold columns the caller may not read.
  */
 export function fromPgError(e: PgError): AppError {
   const code = e.code ?? '';
@@ -84,23 +122,66 @@ export function fromPgError(e: PgError): AppError {
     );
   }
   switch (code) {
-    case '23505':
-      return new AppError(409, 'duplicate', 'A record with the same unique value already exists', {
-        constraint: e.constraint,
-      });
+    case '23505': {
+      const columns = keyColumns(e.detail);
+      const named = columns.length ? ` (${columns.join(', ')})` : '';
+      return new AppError(
+        409,
+        'duplicate',
+        `A record with the same unique value${named} already exists`,
+        { constraint: e.constraint, columns },
+        {
+          hint: columns.length
+            ? `Use another value, or update that record (upsert with on_conflict=${columns.join(',')})`
+            : 'Use another value, or update the existing record',
+        },
+      );
+    }
     case '23503':
       return new AppError(409, 'conflict', 'The record refers to, or is referred to by, another record', {
         constraint: e.constraint,
       });
     case '42501':
       return forbidden('You are not allowed to do this');
-    case '23502':
+    case '23502': {
+      const col = e.column ?? '';
+      return invalid(
+        col ? `A value is required for "${col}" (it may not be null)` : 'A required value is missing',
+        col,
+        col
+          ? `Give "${col}" a value in every row, or leave it out where it has a default`
+          : 'Give every required column a value',
+        { constraint: e.constraint },
+      );
+    }
     case '23514':
+      return invalid(
+        `A value breaks the rule "${e.constraint ?? 'check'}"`,
+        e.column ?? '',
+        'Change the value so it meets the rule',
+        { constraint: e.constraint },
+      );
+    // PostgreSQL's message for these names the type and quotes the value the request sent.
     case '22P02':
-    case '22001':
-    case '22003':
     case '22007':
     case '22008':
+    case '22003':
+    case '22001':
+      return invalid(
+        e.message ?? 'A value is malformed or out of range',
+        e.column ?? '',
+        typeHint(typeInMessage(e.message)),
+      );
+    case '42703':
+      return invalid(e.message ?? 'No such column', '', 'Check the column names against the table');
+    case '42P10':
+      return invalid(
+        'No unique key of the table matches the on_conflict columns',
+        'on_conflict',
+        'Name all the columns of one unique key in on_conflict',
+      );
+    case '54001':
+      return invalid('A value is nested too deeply to be read', '', 'Send values nested less deeply');
     case '22023':
     case 'P0001':
       return new AppError(400, 'validation_error', 'A value is missing, malformed or out of range', {

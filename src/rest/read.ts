@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { AppError } from '../platform/errors.ts';
 import type { Services } from '../services.ts';
+import { explainDbError, fromFilters } from './db-errors.ts';
 import { parseRead } from './parse.ts';
 import { contentRange, pageOf, readStatus } from './range.ts';
 import { preferences, relationOf, SINGLE, send } from './respond.ts';
@@ -15,13 +16,15 @@ export async function read(s: Services, c: Context, table: string) {
   const prefer = preferences(c.req.header('prefer'));
   const counted = ['exact', 'planned', 'estimated'].includes(prefer.get('count') ?? '');
   const sql = readSql(s.schema, rel, q, page, counted);
-  const [row] = await s.db.asPrincipal(
-    c.get('principal'),
-    (tx) => tx.query<{ body: string; returned: number; total: number | null }>(sql.text, sql.values),
-    {
-      readOnly: true,
-    },
-  );
+  const [row] = await s.db
+    .asPrincipal(
+      c.get('principal'),
+      (tx) => tx.query<{ body: string; returned: number; total: number | null }>(sql.text, sql.values),
+      { readOnly: true },
+    )
+    .catch((err) => {
+      throw explainDbError(err, rel, fromFilters(q.filters));
+    });
   const { body, returned, total } = row as { body: string; returned: number; total: number | null };
   c.header('Content-Range', contentRange(page.offset, returned, total));
   if (c.req.header('accept')?.includes(SINGLE)) {

@@ -3,19 +3,25 @@ import type { Database } from '../platform/db/database.ts';
 /** `type` is the catalog's name without length or precision, so a cast never truncates a value. */
 export type Column = { name: string; type: string; nullable: boolean };
 export type ForeignKey = { name: string; columns: string[]; table: string; refColumns: string[] };
+/** A unique index or constraint an ON CONFLICT can name: whole columns, no predicate. */
+export type UniqueKey = { name: string; columns: string[] };
+/** A CHECK constraint, with its rule as the catalog prints it (`CHECK (…)`). */
+export type Check = { name: string; columns: string[]; definition: string };
 export type Relation = {
   name: string;
   kind: 'table' | 'view';
   columns: Map<string, Column>;
   pk: string[];
   fks: ForeignKey[];
+  uniques: UniqueKey[];
+  checks: Check[];
 };
 export type SchemaCache = Map<string, Relation>;
 
 /**
  * What /rest/v1 serves, read from the catalog: every table and view of `public` on which the
  * `authenticated` role may select at least one column, with the columns it may select and the
- * foreign keys. Identifiers in a request are looked up here, never passed through, so a name
+ * foreign keys, unique keys and checks (which errors name). Identifiers in a request are looked up here, never passed through, so a name
  * the catalog does not list can never reach SQL.
  */
 export async function loadSchemaCache(db: Database): Promise<SchemaCache> {
@@ -46,6 +52,23 @@ export async function loadSchemaCache(db: Database): Promise<SchemaCache> {
        join pg_namespace n on n.oid = c.relnamespace
       where con.contype = 'f' and n.nspname = 'public'`,
   );
+  // Partial and expression indexes are left out: an on_conflict list of columns cannot name them.
+  const uniques = await db.query<{ name: string; rel: string; cols: string[] }>(
+    `select i.relname as name, c.relname as rel,
+            array(select a.attname::text from unnest(x.indkey) with ordinality k(n, o)
+                    join pg_attribute a on a.attrelid = c.oid and a.attnum = k.n order by k.o) as cols
+       from pg_index x join pg_class c on c.oid = x.indrelid join pg_class i on i.oid = x.indexrelid
+       join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = 'public' and x.indisunique and x.indpred is null and x.indexprs is null
+      order by x.indisprimary desc, i.relname`,
+  );
+  const checks = await db.query<{ name: string; rel: string; cols: string[]; def: string }>(
+    `select con.conname as name, c.relname as rel, pg_get_constraintdef(con.oid) as def,
+            array(select a.attname::text from unnest(con.conkey) k(n)
+                    join pg_attribute a on a.attrelid = con.conrelid and a.attnum = k.n) as cols
+       from pg_constraint con join pg_class c on c.oid = con.conrelid join pg_namespace n on n.oid = c.relnamespace
+      where con.contype = 'c' and n.nspname = 'public'`,
+  );
   const cache: SchemaCache = new Map();
   for (const r of relations) {
     cache.set(r.name, {
@@ -54,6 +77,8 @@ export async function loadSchemaCache(db: Database): Promise<SchemaCache> {
       columns: new Map(),
       pk: r.pk ?? [],
       fks: [],
+      uniques: [],
+      checks: [],
     });
   }
   for (const c of columns)
@@ -61,6 +86,15 @@ export async function loadSchemaCache(db: Database): Promise<SchemaCache> {
   for (const f of fks) {
     if (cache.has(f.ref))
       cache.get(f.rel)?.fks.push({ name: f.name, columns: f.cols, table: f.ref, refColumns: f.refcols });
+  }
+  // Only keys and rules over columns the interface serves: the others are not the caller's to know.
+  const visible = (rel: string, cols: string[]) => cols.every((c) => cache.get(rel)?.columns.has(c));
+  for (const u of uniques) {
+    if (visible(u.rel, u.cols)) cache.get(u.rel)?.uniques.push({ name: u.name, columns: u.cols });
+  }
+  for (const k of checks) {
+    if (visible(k.rel, k.cols))
+      cache.get(k.rel)?.checks.push({ name: k.name, columns: k.cols, definition: k.def });
   }
   return cache;
 }

@@ -11,9 +11,13 @@ const unknownColumn = (rel: Relation, column: string) =>
     400,
     'validation_error',
     `Column "${column}" does not exist on "${rel.name}"`,
-    {},
-    { code: '42703', hint: null },
+    { issues: [{ path: column, message: 'no such column' }] },
+    { code: '42703', hint: columnsHint(rel) },
   );
+
+/** What a misspelt column could have been: the columns the interface serves on the table. */
+export const columnsHint = (rel: Relation) =>
+  `Columns of "${rel.name}": ${[...rel.columns.keys()].join(', ')}`;
 
 function column(rel: Relation, name: string) {
   const c = rel.columns.get(name);

@@ -2,12 +2,14 @@ import type { Context } from 'hono';
 import { requireScope } from '../domain/agent-keys.ts';
 import { Params } from '../platform/db/params.ts';
 import { AppError } from '../platform/errors.ts';
+import { MAX_JSON_DEPTH, tooDeep } from '../platform/http/json-depth.ts';
 import { meterBulk } from '../platform/http/meter.ts';
 import type { Services } from '../services.ts';
+import { assertUniqueKey, explainDbError, fromFilters, fromRows, type Supplied } from './db-errors.ts';
 import { type Filter, parseRead, parseSelect, splitTop } from './parse.ts';
 import { preferences, relationOf, SINGLE, send } from './respond.ts';
 import type { Relation, SchemaCache } from './schema-cache.ts';
-import { ident, selectList, where } from './sql.ts';
+import { columnsHint, ident, selectList, where } from './sql.ts';
 
 type Row = Record<string, unknown>;
 
@@ -27,11 +29,8 @@ function columnsOf(rel: Relation, names: string[]): string[] {
         400,
         'validation_error',
         `Could not find the "${n}" column of "${rel.name}"`,
-        {},
-        {
-          code: 'PGRST204',
-          hint: null,
-        },
+        { issues: [{ path: n, message: 'no such column' }] },
+        { code: 'PGRST204', hint: columnsHint(rel) },
       );
     }
   }
@@ -39,11 +38,17 @@ function columnsOf(rel: Relation, names: string[]): string[] {
 }
 
 async function jsonBody(c: Context): Promise<unknown> {
+  let body: unknown;
   try {
-    return await c.req.json();
+    body = await c.req.json();
   } catch {
     throw badBody('The body is not valid JSON');
   }
+  const deep = tooDeep(body);
+  if (deep !== null) {
+    throw badBody(`The body nests JSON more than ${MAX_JSON_DEPTH} levels deep (at ${deep || 'the top'})`);
+  }
+  return body;
 }
 
 /** The representation asked for by `Prefer: return=` and `select=`, as the statement's RETURNING. */
@@ -73,33 +78,38 @@ async function respond(
   values: unknown[],
   mode: Mode,
   status: 201 | 200,
+  supplied: Supplied,
 ) {
   // Data-modifying statements must sit at the top of the WITH: w0, w1… then their union.
   const parts = Array.isArray(statements) ? statements : [statements];
   const ctes = parts.map((sql, i) => `w${i} as (${sql})`).join(', ');
   const union = parts.map((_, i) => `select * from w${i}`).join(' union all ');
   const single = mode === 'representation' && Boolean(c.req.header('accept')?.includes(SINGLE));
-  const [row] = await s.db.asPrincipal(c.get('principal'), async (tx) => {
-    const rows = await tx.query<{ body: string; affected: number }>(
-      `with ${ctes}, w as (${union}) select coalesce(json_agg(w), '[]')::text as body, count(*)::int as affected from w`,
-      values,
-    );
-    // Asked for one object but the write touched another number of rows: undo it, as PostgREST does.
-    const n = rows[0]?.affected ?? 0;
-    if (single && n !== 1) {
-      throw new AppError(
-        406,
-        'not_acceptable',
-        `The write affected ${n} rows; a single object needs exactly one`,
-        {},
-        {
-          code: 'PGRST116',
-          hint: null,
-        },
+  const [row] = await s.db
+    .asPrincipal(c.get('principal'), async (tx) => {
+      const rows = await tx.query<{ body: string; affected: number }>(
+        `with ${ctes}, w as (${union}) select coalesce(json_agg(w), '[]')::text as body, count(*)::int as affected from w`,
+        values,
       );
-    }
-    return rows;
-  });
+      // Asked for one object but the write touched another number of rows: undo it, as PostgREST does.
+      const n = rows[0]?.affected ?? 0;
+      if (single && n !== 1) {
+        throw new AppError(
+          406,
+          'not_acceptable',
+          `The write affected ${n} rows; a single object needs exactly one`,
+          {},
+          {
+            code: 'PGRST116',
+            hint: null,
+          },
+        );
+      }
+      return rows;
+    })
+    .catch((err) => {
+      throw explainDbError(err, rel, supplied);
+    });
   const { body, affected } = row as { body: string; affected: number };
   const counted = ['exact', 'planned', 'estimated'].includes(
     preferences(c.req.header('prefer')).get('count') ?? '',
@@ -152,6 +162,7 @@ export async function insert(s: Services, c: Context, table: string) {
           .map((n) => n.trim()) ?? rel.pk,
       )
     : [];
+  if (upsert) assertUniqueKey(rel, target);
   const ret = returning(s.schema, rel, c, params, p);
   const statement = (cols: string[], group: Row[]) => {
     const list = cols.map(ident).join(', ');
@@ -181,7 +192,7 @@ export async function insert(s: Services, c: Context, table: string) {
       ? statement(g.cols, g.rows)
       : `insert into public.${ident(rel.name)} as t0 default values returning ${ret.list}`,
   );
-  return respond(s, c, rel, statements, p.values, ret.mode, 201);
+  return respond(s, c, rel, statements, p.values, ret.mode, 201, fromRows(rows));
 }
 
 /** An update or delete must be filtered; one not addressed to a single id is a bulk operation. */
@@ -225,7 +236,7 @@ export async function update(s: Services, c: Context, table: string) {
   const cols = columns.map(ident).join(', ');
   const sql = `update public.${ident(rel.name)} as t0 set (${cols}) = (select ${cols} from json_populate_record(null::public.${ident(rel.name)}, ${data}::json))
     where ${where(rel, filters, p)} returning ${ret.list}`;
-  return respond(s, c, rel, sql, p.values, ret.mode, 200);
+  return respond(s, c, rel, sql, p.values, ret.mode, 200, fromFilters(filters, fromRows([body as Row])));
 }
 
 export async function remove(s: Services, c: Context, table: string) {
@@ -236,5 +247,5 @@ export async function remove(s: Services, c: Context, table: string) {
   const p = new Params();
   const ret = returning(s.schema, rel, c, params, p);
   const sql = `delete from public.${ident(rel.name)} as t0 where ${where(rel, filters, p)} returning ${ret.list}`;
-  return respond(s, c, rel, sql, p.values, ret.mode, 200);
+  return respond(s, c, rel, sql, p.values, ret.mode, 200, fromFilters(filters));
 }

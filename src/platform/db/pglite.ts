@@ -9,6 +9,17 @@ import {
   SET_CLAIMS_SQL,
 } from './database.ts';
 
+/**
+ * PGlite serializes a bound value by the parameter's type in JavaScript, and for a boolean it
+ * throws a plain Error ("Invalid input for boolean type", no SQLSTATE) on text it does not know,
+ * so `is_active=eq.maybe` became a 500 here and a 400 22P02 on PostgreSQL. Sent as text, as
+ * node-postgres does, the value is parsed by PostgreSQL itself and fails with the same error.
+ */
+const BOOL_OID = 16;
+const serializers = {
+  [BOOL_OID]: (v: unknown) => (typeof v === 'boolean' ? (v ? 't' : 'f') : String(v)),
+};
+
 const wrap = (q: PGlite | Transaction): Connection => ({
   async query<T extends Row>(sql: string, params?: unknown[]) {
     return (await q.query<T>(sql, params)).rows;
@@ -27,7 +38,7 @@ export async function openPglite(
   template?: Blob,
 ): Promise<Database & { snapshot(): Promise<Blob> }> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create({ dataDir, loadDataDir: template });
+  const db = await PGlite.create({ dataDir, loadDataDir: template, serializers });
   let lockQueue: Promise<unknown> = Promise.resolve();
 
   function inTransaction<T>(prelude: [string, unknown[]] | null, fn: (tx: Queryable) => Promise<T>) {
