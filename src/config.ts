@@ -46,8 +46,8 @@ const schema = z.object({
   SHUTDOWN_TIMEOUT_MS: int(10_000),
   // Where links in emails land (the dashboard); unset: the service's own public address.
   SITE_URL: z.string().url().optional(),
-  // Further addresses a recovery link may redirect to: comma-separated URLs, `*` at the end of one
-  // allows anything that starts with the part before it.
+  // Further addresses a recovery link may redirect to: comma-separated URLs; one ending in `/*`
+  // allows every path under it on that same origin.
   URI_ALLOW_LIST: z.string().optional(),
   // smtp://user:pass@host:587 or smtps://…; unset: mails are written to DATA_DIR/outbox (development).
   SMTP_URL: z
@@ -145,6 +145,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // An entry that is no URL would never match: say so at start rather than redirect to the site.
   const badUri = uriAllowList.find((u) => !URL.canParse(u.replace(/\*$/, '')));
   if (badUri) throw new ConfigError(`invalid configuration:\n  URI_ALLOW_LIST: "${badUri}" is not a URL`);
+  // `*` only as a path prefix (`https://host/path/*`): `https://host*` reads as "any host starting
+  // with host", which is what an attacker registering host.evil.io wants.
+  const badStar = uriAllowList.find((u) => u.includes('*') && !/^[^*]*\/\*$/.test(u));
+  if (badStar)
+    throw new ConfigError(
+      `invalid configuration:\n  URI_ALLOW_LIST: "${badStar}": a * may only end a path, right after a /`,
+    );
   return {
     port: e.PORT,
     host: e.HOST,
