@@ -60,8 +60,11 @@ const schema = z.object({
   RECOVER_EMAIL_WINDOW_SECONDS: int(3600),
   RECOVER_MAX_PER_IP: int(30),
   RECOVER_IP_WINDOW_SECONDS: int(3600),
-  // Invitation mails an organization may send, so a throwaway organization cannot spam through us.
+  // Invitation mails (re-sends included) an organization may send, one person may send across all
+  // their organizations, and one address may receive: nobody spams or mail-bombs through us.
   INVITES_PER_ORG_PER_HOUR: int(50),
+  INVITES_PER_USER_PER_HOUR: int(50),
+  INVITES_PER_EMAIL_PER_HOUR: int(3),
 });
 
 export type Config = {
@@ -102,7 +105,13 @@ export type Config = {
   /** Unset means: the public URL. */
   siteUrl: string | undefined;
   uriAllowList: string[];
-  mail: { smtpUrl: string | undefined; from: string; invitesPerOrgPerHour: number };
+  mail: {
+    smtpUrl: string | undefined;
+    from: string;
+    invitesPerOrgPerHour: number;
+    invitesPerUserPerHour: number;
+    invitesPerEmailPerHour: number;
+  };
   recovery: {
     tokenTtlSeconds: number;
     maxPerEmail: number;
@@ -187,7 +196,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     siteUrl: e.SITE_URL?.replace(/\/+$/, ''),
     uriAllowList,
-    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, invitesPerOrgPerHour: e.INVITES_PER_ORG_PER_HOUR },
+    mail: {
+      smtpUrl: e.SMTP_URL,
+      from: e.MAIL_FROM,
+      invitesPerOrgPerHour: e.INVITES_PER_ORG_PER_HOUR,
+      invitesPerUserPerHour: e.INVITES_PER_USER_PER_HOUR,
+      invitesPerEmailPerHour: e.INVITES_PER_EMAIL_PER_HOUR,
+    },
     recovery: {
       tokenTtlSeconds: e.RECOVERY_TOKEN_TTL_SECONDS,
       maxPerEmail: e.RECOVER_MAX_PER_EMAIL,

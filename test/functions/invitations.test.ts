@@ -349,7 +349,11 @@ describe('over /rest/v1', () => {
 describe('the invitation limit', () => {
   let small: TestService;
   beforeAll(async () => {
-    small = await startTestService({ INVITES_PER_ORG_PER_HOUR: '2' });
+    small = await startTestService({
+      INVITES_PER_ORG_PER_HOUR: '2',
+      INVITES_PER_USER_PER_HOUR: '3',
+      INVITES_PER_EMAIL_PER_HOUR: '2',
+    });
   });
   afterAll(() => small?.stop());
 
@@ -375,5 +379,72 @@ describe('the invitation limit', () => {
       body: { email: uniqueEmail(), role: 'member' },
     });
     expect(theirs.status).toBe(201);
+  });
+
+  const sendAs = (who: Session | string, email: string) =>
+    call(small, 'POST', fn('organization-members'), {
+      token: typeof who === 'string' ? who : who.access_token,
+      body: { email, role: 'member' },
+    });
+  const used = (limiter: 'invitesPerUser' | 'invitesPerOrg' | 'invitesPerEmail', key: string) =>
+    small.services.limits[limiter].used(key);
+
+  it('counts nothing for an invitation the caller may not send: a member cannot spend the owners’ budget', async () => {
+    const owner = await signUp(small, 'Budget Keepers');
+    const member = await signUp(small);
+    const asMember = await inviteAndAccept(small, owner, member, 'member');
+    expect(await used('invitesPerOrg', orgOf(owner))).toBe(1);
+    for (let i = 0; i < 3; i++) expect((await sendAs(asMember, uniqueEmail())).status).toBe(403);
+    // Nor does an address already on the roster (no mail goes out).
+    expect((await sendAs(owner, member.user.email)).status).toBe(409);
+    expect(await used('invitesPerOrg', orgOf(owner))).toBe(1);
+    expect(await used('invitesPerUser', member.user.id)).toBe(0);
+    expect(await used('invitesPerUser', owner.user.id)).toBe(1);
+    expect((await sendAs(owner, uniqueEmail())).status).toBe(201);
+  });
+
+  it('limits one person across all their organizations with INVITES_PER_USER_PER_HOUR', async () => {
+    const owner = await signUp(small, 'First Venture');
+    expect((await sendAs(owner, uniqueEmail())).status).toBe(201);
+    expect((await sendAs(owner, uniqueEmail())).status).toBe(201);
+    // A fresh organization has a fresh organization budget, but the person's is nearly spent.
+    const created = await call(small, 'POST', fn('organization-create'), {
+      token: owner.access_token,
+      body: { name: 'Second Venture' },
+    });
+    const switched = await call(small, 'POST', fn('organization-switch'), {
+      token: owner.access_token,
+      body: { organization_id: created.json.organization.id },
+    });
+    const second = switched.json.access_token as string;
+    expect((await sendAs(second, uniqueEmail())).status).toBe(201);
+    const last = uniqueEmail('fourth');
+    const over = await sendAs(second, last);
+    expect([over.status, over.json.error, over.json.message]).toEqual([
+      429,
+      'rate_limit_exceeded',
+      expect.stringMatching(/^Too many invitations from you;/),
+    ]);
+    expect(await mailsTo(small, last)).toEqual([]);
+    expect(await used('invitesPerUser', owner.user.id)).toBe(4);
+    // The refusal came first: the organization's budget was not spent on it.
+    expect(await used('invitesPerOrg', created.json.organization.id)).toBe(1);
+  });
+
+  it('limits mails to one address with INVITES_PER_EMAIL_PER_HOUR, re-sends and other organizations included', async () => {
+    const owner = await signUp(small, 'Persistent Ltd');
+    const victim = uniqueEmail('victim');
+    expect((await sendAs(owner, victim)).status).toBe(201);
+    expect((await sendAs(owner, victim)).status).toBe(201);
+    // Another organization and another sender: still the same mailbox.
+    const other = await signUp(small, 'Another Sender');
+    const again = await sendAs(other, victim);
+    expect([again.status, again.json.message]).toEqual([
+      429,
+      expect.stringMatching(/^Too many invitations to this email;/),
+    ]);
+    expect(await mailsTo(small, victim)).toHaveLength(2);
+    expect(await used('invitesPerEmail', victim)).toBe(3);
+    expect(await used('invitesPerOrg', orgOf(other))).toBe(1);
   });
 });
