@@ -42,13 +42,35 @@ export function dispatchMail(mailer: Mailer, log: Logger): MailDispatch {
   };
 }
 
-/** SMTP when `SMTP_URL` is set, else the development outbox in `DATA_DIR/outbox`. */
+/**
+ * SMTP when `SMTP_URL` is set. Without it, the development outbox in `DATA_DIR/outbox` on the
+ * embedded database only: with `DATABASE_URL` the service is a deployment real people use, where
+ * an outbox (and its log line with the link) would leak live recovery and invitation links into
+ * files and logs. There, mail is disabled: every send fails and is logged as undelivered
+ * (recipient only), and start-up warns.
+ */
 export function openMail(
-  config: { dataDir: string; mail: { smtpUrl: string | undefined; from: string } },
+  config: {
+    dataDir: string;
+    databaseUrl: string | undefined;
+    mail: { smtpUrl: string | undefined; from: string };
+  },
   log: Logger,
 ): MailDispatch {
-  const mailer = config.mail.smtpUrl
-    ? smtpMailer(config.mail.smtpUrl, config.mail.from, log)
-    : outboxMailer(path.join(config.dataDir, 'outbox'), config.mail.from, log);
-  return dispatchMail(mailer, log);
+  if (config.mail.smtpUrl) return dispatchMail(smtpMailer(config.mail.smtpUrl, config.mail.from, log), log);
+  if (config.databaseUrl) {
+    log.warn('mail is disabled: set SMTP_URL (recovery and invitation mails are not sent)');
+    return dispatchMail(disabledMailer(), log);
+  }
+  return dispatchMail(outboxMailer(path.join(config.dataDir, 'outbox'), config.mail.from, log), log);
+}
+
+/** Refuses every mail, so each attempt is logged as undelivered without its content. */
+function disabledMailer(): Mailer {
+  return {
+    async send() {
+      throw new Error('mail is disabled: set SMTP_URL');
+    },
+    async close() {},
+  };
 }
