@@ -7,11 +7,14 @@ import { smtpMailer } from './smtp.ts';
 /**
  * What routes use to send mail. `post` returns at once: a request that answers the same whether
  * or not an account exists must not take longer when a mail goes out (the mail server's latency
- * would tell). A failed delivery is logged (without the mail's text). `settled` waits for every
- * mail posted so far: graceful stop, and tests that read the outbox.
+ * would tell). `later` runs work that ends in a mail after the answer, for the same reason (the
+ * lookup and the token write take longer for a registered email). A failed delivery or task is
+ * logged (without the mail's text). `settled` waits for every mail and task posted so far, and for
+ * the mails those tasks post: graceful stop, and tests that read the outbox.
  */
 export type MailDispatch = {
   post(mail: Mail): void;
+  later(what: string, work: () => Promise<void>): void;
   settled(): Promise<void>;
   close(): Promise<void>;
 };
@@ -21,18 +24,24 @@ export function dispatchMail(mailer: Mailer, log: Logger): MailDispatch {
   const settled = async () => {
     while (pending.size) await Promise.allSettled([...pending]);
   };
+  const track = (work: Promise<void>, onError: (err: Error) => void) => {
+    const p = work.catch(onError).finally(() => pending.delete(p));
+    pending.add(p);
+  };
   return {
     post(mail) {
-      const p = mailer
-        .send(mail)
-        .catch((err: Error) =>
-          log.error(
-            { err: { name: err.name, message: err.message }, mail: { to: mail.to } },
-            'mail not delivered',
-          ),
-        )
-        .finally(() => pending.delete(p));
-      pending.add(p);
+      track(mailer.send(mail), (err) =>
+        log.error(
+          { err: { name: err.name, message: err.message }, mail: { to: mail.to } },
+          'mail not delivered',
+        ),
+      );
+    },
+    later(what, work) {
+      // Started on the next turn, so the answer never waits for any of it.
+      track(new Promise<void>((resolve) => setImmediate(resolve)).then(work), (err) =>
+        log.error({ err: { name: err.name, message: err.message }, task: what }, 'mail task failed'),
+      );
     },
     settled,
     async close() {
