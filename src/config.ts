@@ -46,8 +46,8 @@ const schema = z.object({
   SHUTDOWN_TIMEOUT_MS: int(10_000),
   // Where links in emails land (the dashboard); unset: the service's own public address.
   SITE_URL: z.string().url().optional(),
-  // Further addresses a recovery link may redirect to: comma-separated URLs, `*` at the end of one
-  // allows anything that starts with the part before it.
+  // Further addresses a recovery link may redirect to: comma-separated URLs; one ending in `/*`
+  // allows every path under it on that same origin.
   URI_ALLOW_LIST: z.string().optional(),
   // smtp://user:pass@host:587 or smtps://…; unset: mails are written to DATA_DIR/outbox (development).
   SMTP_URL: z
@@ -60,8 +60,11 @@ const schema = z.object({
   RECOVER_EMAIL_WINDOW_SECONDS: int(3600),
   RECOVER_MAX_PER_IP: int(30),
   RECOVER_IP_WINDOW_SECONDS: int(3600),
-  // Invitation mails an organization may send, so a throwaway organization cannot spam through us.
+  // Invitation mails (re-sends included) an organization may send, one person may send across all
+  // their organizations, and one address may receive: nobody spams or mail-bombs through us.
   INVITES_PER_ORG_PER_HOUR: int(50),
+  INVITES_PER_USER_PER_HOUR: int(50),
+  INVITES_PER_EMAIL_PER_HOUR: int(3),
 });
 
 export type Config = {
@@ -102,7 +105,13 @@ export type Config = {
   /** Unset means: the public URL. */
   siteUrl: string | undefined;
   uriAllowList: string[];
-  mail: { smtpUrl: string | undefined; from: string; invitesPerOrgPerHour: number };
+  mail: {
+    smtpUrl: string | undefined;
+    from: string;
+    invitesPerOrgPerHour: number;
+    invitesPerUserPerHour: number;
+    invitesPerEmailPerHour: number;
+  };
   recovery: {
     tokenTtlSeconds: number;
     maxPerEmail: number;
@@ -145,6 +154,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // An entry that is no URL would never match: say so at start rather than redirect to the site.
   const badUri = uriAllowList.find((u) => !URL.canParse(u.replace(/\*$/, '')));
   if (badUri) throw new ConfigError(`invalid configuration:\n  URI_ALLOW_LIST: "${badUri}" is not a URL`);
+  // `*` only as a path prefix (`https://host/path/*`): `https://host*` reads as "any host starting
+  // with host", which is what an attacker registering host.evil.io wants.
+  const badStar = uriAllowList.find((u) => u.includes('*') && !/^[^*]*\/\*$/.test(u));
+  if (badStar)
+    throw new ConfigError(
+      `invalid configuration:\n  URI_ALLOW_LIST: "${badStar}": a * may only end a path, right after a /`,
+    );
   return {
     port: e.PORT,
     host: e.HOST,
@@ -180,7 +196,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     siteUrl: e.SITE_URL?.replace(/\/+$/, ''),
     uriAllowList,
-    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, invitesPerOrgPerHour: e.INVITES_PER_ORG_PER_HOUR },
+    mail: {
+      smtpUrl: e.SMTP_URL,
+      from: e.MAIL_FROM,
+      invitesPerOrgPerHour: e.INVITES_PER_ORG_PER_HOUR,
+      invitesPerUserPerHour: e.INVITES_PER_USER_PER_HOUR,
+      invitesPerEmailPerHour: e.INVITES_PER_EMAIL_PER_HOUR,
+    },
     recovery: {
       tokenTtlSeconds: e.RECOVERY_TOKEN_TTL_SECONDS,
       maxPerEmail: e.RECOVER_MAX_PER_EMAIL,

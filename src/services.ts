@@ -17,8 +17,10 @@ export type Limits = {
   /** Recovery mails asked for an email (whether or not it has an account) and from an address. */
   recoverPerEmail: Limiter;
   recoverPerIp: Limiter;
-  /** Invitations (each one a mail) per organization. */
+  /** Invitations (each one a mail) per inviting person, per organization, per recipient email. */
+  invitesPerUser: Limiter;
   invitesPerOrg: Limiter;
+  invitesPerEmail: Limiter;
   /** Spec section 8: per user or agent per organization. */
   standard: Limiter;
   bulk: Limiter;
@@ -68,7 +70,9 @@ export function createLimits(config: Config, store: LimitStore): Limits {
     signupPerIp: rule('signup-ip', config.signup.maxPerIp, config.signup.ipWindowSeconds),
     recoverPerEmail: rule('recover-email', config.recovery.maxPerEmail, config.recovery.emailWindowSeconds),
     recoverPerIp: rule('recover-ip', config.recovery.maxPerIp, config.recovery.ipWindowSeconds),
+    invitesPerUser: rule('invites-user', config.mail.invitesPerUserPerHour, 3600),
     invitesPerOrg: rule('invites-org', config.mail.invitesPerOrgPerHour, 3600),
+    invitesPerEmail: rule('invites-email', config.mail.invitesPerEmailPerHour, 3600),
     standard: rule('standard', r.standardPerMinute, MINUTE),
     bulk: rule('bulk', r.bulkPerMinute, MINUTE),
     webhookPerIp: rule('webhook-ip', r.webhookPerMinute, MINUTE),

@@ -1,9 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-/** Opaque to the client; only its SHA-256 is stored, so a database leak yields no usable token. */
-export function newRefreshToken(): { token: string; hash: string } {
+/**
+ * A random secret (32 bytes, base64url) and its SHA-256 hex, the only form ever stored, so a
+ * database leak yields no usable token: refresh tokens and invitation tokens.
+ */
+export function newOpaqueToken(): { token: string; hash: string } {
   const token = randomBytes(32).toString('base64url');
-  return { token, hash: hashRefreshToken(token) };
+  return { token, hash: hashOpaqueToken(token) };
 }
 
-export const hashRefreshToken = (token: string) => createHash('sha256').update(token).digest('hex');
+export const hashOpaqueToken = (token: string) => createHash('sha256').update(token).digest('hex');

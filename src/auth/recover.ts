@@ -37,9 +37,12 @@ export function recoverRoutes(s: Services) {
     const perEmail = await s.limits.recoverPerEmail.hit(normalizeEmail(email));
     if (!perEmail.allowed) throw rateLimited(perEmail.retryAfterSeconds, 'recovery mails for this email');
 
-    const user = await findUserByEmail(s.db, email);
-    if (user) {
-      const redirectTo = allowedRedirect(c.req.valid('query').redirect_to, siteUrl, s.config.uriAllowList);
+    // Answered before the lookup: the token write happens for registered emails only, and its
+    // time would tell who has an account. A graceful stop waits for this work (MailDispatch).
+    const redirectTo = allowedRedirect(c.req.valid('query').redirect_to, siteUrl, s.config.uriAllowList);
+    s.mail.later('recovery mail', async () => {
+      const user = await findUserByEmail(s.db, email);
+      if (!user) return;
       const ttlSeconds = s.config.recovery.tokenTtlSeconds;
       const { token, code } = await s.db.transaction((tx) =>
         issueToken(tx, { userId: user.id, type: 'recovery', ttlSeconds }),
@@ -47,7 +50,7 @@ export function recoverRoutes(s: Services) {
       const link = new URL(`${s.publicUrl}/auth/v1/verify`);
       link.search = new URLSearchParams({ token, type: 'recovery', redirect_to: redirectTo }).toString();
       s.mail.post(recoveryMail(user.email, link.toString(), code, siteUrl, ttlSeconds));
-    }
+    });
     return c.json({}, 200);
   });
 }

@@ -1,6 +1,6 @@
 import type { Database } from '../platform/db/database.ts';
 import { refreshTokenAlreadyUsed, refreshTokenNotFound } from './errors.ts';
-import { hashRefreshToken } from './opaque-token.ts';
+import { hashOpaqueToken } from './opaque-token.ts';
 import { continueSession, type SessionDeps, type TokenResponse } from './session.ts';
 import { findUserById } from './users.ts';
 
@@ -27,7 +27,7 @@ export async function rotateRefreshToken(
   refreshToken: string,
   reuseIntervalSeconds: number,
 ): Promise<TokenResponse> {
-  const hash = hashRefreshToken(refreshToken);
+  const hash = hashOpaqueToken(refreshToken);
   const outcome = await db.transaction(async (tx) => {
     const [rt] = await tx.query<Stored>(
       `select t.token_hash, t.revoked, extract(epoch from now() - t.updated_at)::float8 as age_seconds,

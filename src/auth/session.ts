@@ -1,6 +1,6 @@
 import type { Queryable } from '../platform/db/database.ts';
 import type { Tokens } from './jwt.ts';
-import { newRefreshToken } from './opaque-token.ts';
+import { newOpaqueToken } from './opaque-token.ts';
 import { appMetadata, type UserRow, userJson } from './users.ts';
 
 export type SessionDeps = { tokens: Tokens; expiresIn: number };
@@ -81,7 +81,7 @@ export async function startSession(
     [user.id, meta.ip, meta.userAgent?.slice(0, 500) ?? null],
   );
   const s = session as { id: string; created_at: Date };
-  const refresh = newRefreshToken();
+  const refresh = newOpaqueToken();
   await tx.query('insert into auth.refresh_tokens (token_hash, user_id, session_id) values ($1, $2, $3)', [
     refresh.hash,
     user.id,
@@ -100,7 +100,7 @@ export async function continueSession(
   session: { id: string; created_at: Date },
   parentHash: string,
 ): Promise<TokenResponse> {
-  const refresh = newRefreshToken();
+  const refresh = newOpaqueToken();
   await tx.query(
     'insert into auth.refresh_tokens (token_hash, parent_hash, user_id, session_id) values ($1, $2, $3, $4)',
     [refresh.hash, parentHash, user.id, session.id],

@@ -1,11 +1,13 @@
+import { hashOpaqueToken, newOpaqueToken } from '../auth/opaque-token.ts';
 import type { Database, Principal, Queryable } from '../platform/db/database.ts';
 import { AppError, forbidden, notFound } from '../platform/errors.ts';
 import type { Mail } from '../platform/mail/mailer.ts';
 import { isOrgAdmin, type Member, membersPage, type OrgRole, requireCurrentOrg } from './organizations.ts';
 
-// Members join by invitation (migrations/0008_invitations.sql holds the rules): owners and admins
-// invite an email, the person holding an account with that email accepts or declines. Nothing
-// here depends on whether the email has an account, so an inviter cannot tell.
+// Members join by invitation (migrations/0008_invitations.sql and 0011_invitation_tokens.sql hold
+// the rules): owners and admins invite an email, the person holding an account with that email
+// and the token from the mail accepts or declines. Nothing here depends on whether the email has
+// an account, so an inviter cannot tell.
 
 export type Invitation = {
   id: string;
@@ -21,19 +23,27 @@ export type Invitation = {
 const INVITATION_COLUMNS = `id, organization_id, email, role, invited_by, expires_at, created_at,
   case when expires_at > now() then 'pending' else 'expired' end as status`;
 
-/** What the invitation mail needs besides the invitation. */
-export type Invited = { invitation: Invitation; organizationName: string; inviterEmail: string };
+/** What the invitation mail needs besides the invitation; `token` exists only here and in the mail. */
+export type Invited = {
+  invitation: Invitation;
+  token: string;
+  organizationName: string;
+  inviterEmail: string;
+};
 
 /**
  * Invites `email` to the current organization, or refreshes the pending invitation it already has
  * (new role, inviter and seven more days): one invitation per email, so a second invite never
  * makes a second one. An email already on the roster is refused (409 already_member): the inviter
- * sees the roster's emails anyway, so this tells them nothing about who has an account.
+ * sees the roster's emails anyway, so this tells them nothing about who has an account. Each call
+ * issues a new token (the older mail's link dies). `admit` runs once the caller may invite, before
+ * anything is written: the sending limits, so a refused caller spends nobody's budget.
  */
 export async function invite(
   db: Database,
   principal: Principal,
   input: { email: string; role: OrgRole },
+  admit: () => Promise<void> = async () => {},
 ): Promise<Invited> {
   return db.asPrincipal(principal, async (tx) => {
     await requireCurrentOrg(tx);
@@ -51,6 +61,7 @@ export async function invite(
         },
       );
     }
+    await admit();
     const [invitation] = await tx.query<Invitation>(
       // The database makes the caller the inviter and starts the seven days (app.prepare_invitation).
       `insert into public.organization_invitations (organization_id, email, role)
@@ -59,11 +70,14 @@ export async function invite(
        returning ${INVITATION_COLUMNS}`,
       [input.email, input.role],
     );
+    const { token, hash } = newOpaqueToken();
+    await tx.query('select app.issue_invitation_token($1, $2)', [invitation?.id, hash]);
     const [about] = await tx.query<{ name: string; inviter: string }>(
       'select o.name, app.caller_email() as inviter from public.organizations o where o.id = app.current_org_id()',
     );
     return {
       invitation: invitation as Invitation,
+      token,
       organizationName: about?.name ?? '',
       inviterEmail: about?.inviter ?? '',
     };
@@ -144,26 +158,27 @@ export type Accepted = { organization: { id: string; name: string }; role: OrgRo
 
 /**
  * Accepting makes the caller a member with the invited role (a membership they already have stays
- * as it is); declining deletes the invitation. An invitation addressed to someone else, expired,
- * or already answered is 404, the same as one that never existed.
+ * as it is); declining deletes the invitation. Both need the token from the newest mail. An
+ * invitation addressed to someone else, expired, already answered, or named with a wrong token is
+ * 404, the same as one that never existed.
  */
 export async function answerInvitation(
   db: Database,
   principal: Principal,
-  invitationId: string,
-  action: 'accept' | 'decline',
+  answer: { invitationId: string; token: string; action: 'accept' | 'decline' },
 ): Promise<Accepted | null> {
+  const params = [answer.invitationId, hashOpaqueToken(answer.token)];
   return db.asPrincipal(principal, async (tx) => {
-    if (action === 'decline') {
-      const [r] = await tx.query<{ ok: boolean }>('select app.decline_invitation($1) as ok', [invitationId]);
+    if (answer.action === 'decline') {
+      const [r] = await tx.query<{ ok: boolean }>('select app.decline_invitation($1, $2) as ok', params);
       if (!r?.ok) throw notFound('invitation for you');
       return null;
     }
     const [joined] = await tx.query<{ organization_id: string; role: OrgRole }>(
-      'select organization_id, role from app.accept_invitation($1)',
-      [invitationId],
+      'select organization_id, role from app.accept_invitation($1, $2)',
+      params,
     );
-    if (!joined) throw notFound('pending invitation for you');
+    if (!joined) throw notFound('invitation for you');
     const [org] = await tx.query<{ id: string; name: string }>(
       'select id, name from public.organizations where id = $1',
       [joined.organization_id],
@@ -176,21 +191,33 @@ async function requireOrgAdmin(tx: Queryable, message: string) {
   if (!(await isOrgAdmin(tx))) throw forbidden(message);
 }
 
-/** The mail an invitee gets: who invites them where, and where to accept (the site, signed in). */
+/**
+ * Where an invitation mail leads: the site's `/invitations` page with the invitation and its token
+ * in the fragment (`#invitation_id=…&token=…`), which browsers never send to a server, so the
+ * token stays out of access logs and Referer headers; the page posts both to `invitations`.
+ */
+export function invitationLink(siteUrl: string, invitationId: string, token: string): string {
+  return `${siteUrl}/invitations#${new URLSearchParams({ invitation_id: invitationId, token })}`;
+}
+
+/** The mail an invitee gets: who invites them where, and the link that answers (signed in). */
 export function invitationMail(invited: Invited, siteUrl: string): Mail {
   const { invitation: i, organizationName, inviterEmail } = invited;
   const expires = i.expires_at.toISOString().slice(0, 10);
+  const link = invitationLink(siteUrl, i.id, invited.token);
   return {
     to: i.email,
     subject: `You are invited to join ${organizationName}`,
-    link: siteUrl,
+    link,
     text: [
       `${inviterEmail} invited you to join ${organizationName} as ${i.role === 'admin' ? 'an' : 'a'} ${i.role}.`,
       '',
-      `To accept or decline, sign in at ${siteUrl} with this email address (${i.email}), or sign up`,
-      'with it if you have no account yet. Nobody joins you to an organization without your answer.',
+      'To accept or decline, follow this link and sign in with this email address',
+      `(${i.email}), or sign up with it if you have no account yet:`,
+      link,
       '',
-      `The invitation expires on ${expires} (UTC). If you do not know ${organizationName}, ignore this mail.`,
+      'Nobody joins you to an organization without your answer. The link works only for the newest',
+      `invitation mail and expires on ${expires} (UTC). If you do not know ${organizationName}, ignore this mail.`,
     ].join('\n'),
   };
 }

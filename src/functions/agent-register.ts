@@ -3,7 +3,7 @@ import { registerAgent } from '../domain/agent-keys.ts';
 import { validationError } from '../platform/errors.ts';
 import { addressKey } from '../platform/http/client-ip.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
-import { rateLimited } from '../platform/rate-limit.ts';
+import { hitEach } from '../platform/rate-limit.ts';
 import type { Services } from '../services.ts';
 import { PlanLimitsSchema } from './schemas.ts';
 
@@ -50,13 +50,10 @@ export function agentRegister(s: Services) {
         'Self-registration is on the free plan only: a person must upgrade the organization to a paid plan',
       );
     }
-    for (const [limiter, key, what] of [
+    await hitEach([
       [s.limits.registerPerIp, addressKey(c.get('clientIp')), 'registrations from this address'],
       [s.limits.registerPerEmail, body.owner_email, 'registrations for this owner email'],
-    ] as const) {
-      const r = await limiter.hit(key);
-      if (!r.allowed) throw rateLimited(r.retryAfterSeconds, what);
-    }
+    ]);
 
     const free = (await s.plans.all()).find((p) => p.slug === 'free');
     if (!free) throw new Error('the free plan is missing');

@@ -25,8 +25,17 @@ const answer = createRoute({
   summary: 'Accept or decline an invitation',
   description:
     'Accepting makes you a member with the invited role (a membership you already have stays as it is); act in ' +
-    'the organization with `organization-switch`. An invitation that is not yours, expired or already answered is 404.',
-  request: jsonBody(z.object({ invitation_id: z.uuid(), action: z.enum(['accept', 'decline']) })),
+    'the organization with `organization-switch`. Both answers need `token`, from the link in the newest ' +
+    'invitation mail (`#invitation_id=…&token=…`). An invitation that is not yours, expired, already answered ' +
+    'or named with a wrong token is 404.',
+  request: jsonBody(
+    z.object({
+      invitation_id: z.uuid(),
+      action: z.enum(['accept', 'decline']),
+      // Optional in the schema so that a missing token is the same 404 as a wrong one.
+      token: z.string().max(200).optional(),
+    }),
+  ),
   responses: {
     200: jsonResponse(
       z.object({
@@ -51,8 +60,12 @@ export function invitations(s: Services) {
     })
     .openapi(answer, async (c) => {
       const principal = requireUser(c.get('principal'));
-      const { invitation_id, action } = c.req.valid('json');
-      const accepted = await answerInvitation(s.db, principal, invitation_id, action);
+      const { invitation_id, action, token } = c.req.valid('json');
+      const accepted = await answerInvitation(s.db, principal, {
+        invitationId: invitation_id,
+        token: token ?? '',
+        action,
+      });
       return c.json({ action, ...accepted }, 200);
     });
 }

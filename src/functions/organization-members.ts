@@ -9,7 +9,7 @@ import {
 import { type Member, removeMember } from '../domain/organizations.ts';
 import { requireUser } from '../platform/http/authenticate.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
-import { rateLimited } from '../platform/rate-limit.ts';
+import { hitEach } from '../platform/rate-limit.ts';
 import type { Services } from '../services.ts';
 import { listEnvelope, listSchema, PageQuery, pageWindow } from './list-envelope.ts';
 import { InvitationSchema, iso, MemberSchema } from './schemas.ts';
@@ -44,7 +44,8 @@ const add = createRoute({
     'Creates an invitation valid for 7 days and mails it; the person joins only by accepting it (`invitations`). ' +
     'The answer is the same whether or not the email has an account. Inviting an email with a pending ' +
     'invitation refreshes it (role, inviter, 7 more days). Only an owner may invite an owner. An email already ' +
-    'on the roster is 409 `already_member`. At most INVITES_PER_ORG_PER_HOUR invitations per organization (429).',
+    'on the roster is 409 `already_member`. At most INVITES_PER_USER_PER_HOUR invitations per inviter, ' +
+    'INVITES_PER_ORG_PER_HOUR per organization and INVITES_PER_EMAIL_PER_HOUR to one email, re-sends included (429).',
   request: jsonBody(
     z.object({
       email: z.string().trim().toLowerCase().pipe(z.email()).pipe(z.string().max(320)),
@@ -78,13 +79,20 @@ export function organizationMembers(s: Services) {
     })
     .openapi(add, async (c) => {
       const principal = requireUser(c.get('principal'));
-      // Keyed by the organization the token names; without one, invite refuses anyway.
-      const org = (principal.claims.app_metadata as { organization_id?: string } | undefined)
-        ?.organization_id;
-      const limit = org ? await s.limits.invitesPerOrg.hit(org) : undefined;
-      if (limit && !limit.allowed)
-        throw rateLimited(limit.retryAfterSeconds, 'invitations from this organization');
-      const invited = await invite(s.db, principal, c.req.valid('json'));
+      const input = c.req.valid('json');
+      // Each invitation is a mail to an address of the inviter's choosing. Counted only once the
+      // caller may invite (a member cannot spend the owners' budget): per inviter across all their
+      // organizations (anyone can make organizations), per organization, and per recipient (a
+      // re-sent invitation is a mail too). Refused attempts count for the limits before the refusing one.
+      const invited = await invite(s.db, principal, input, async () => {
+        const org = (principal.claims.app_metadata as { organization_id?: string } | undefined)
+          ?.organization_id as string; // invite has checked the caller acts in one
+        await hitEach([
+          [s.limits.invitesPerUser, principal.userId, 'invitations from you'],
+          [s.limits.invitesPerOrg, org, 'invitations from this organization'],
+          [s.limits.invitesPerEmail, input.email, 'invitations to this email'],
+        ]);
+      });
       s.mail.post(invitationMail(invited, siteUrl));
       return c.json(invitationJson(invited.invitation), 201);
     })

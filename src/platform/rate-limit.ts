@@ -67,6 +67,17 @@ export function createLimiter(store: LimitStore, name: string, rule: LimitRule):
   };
 }
 
+/**
+ * Counts one against each `[limiter, key, what]` in order and throws 429 at the first that is
+ * spent; the ones after it are not counted (those before it are: a refused attempt still costs).
+ */
+export async function hitEach(rules: readonly (readonly [Limiter, string, string])[]): Promise<void> {
+  for (const [limiter, key, what] of rules) {
+    const r = await limiter.hit(key);
+    if (!r.allowed) throw rateLimited(r.retryAfterSeconds, what);
+  }
+}
+
 export function rateLimited(retryAfterSeconds: number, what = 'requests'): AppError {
   return new AppError(
     429,

@@ -1,10 +1,10 @@
 // Members join by invitation: an owner or admin invites an email, the person holding an account
-// with that email accepts (or declines). The inviter's answer never says whether the email has an
+// with that email and the mail's token accepts (or declines). The inviter's answer never says whether the email has an
 // account, nobody is added without accepting, and invitations expire after seven days.
 import { PostgrestClient } from '@supabase/postgrest-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, inviteAndAccept, orgOf, type Session, signUp } from '../helpers/http.ts';
-import { lastMailTo, mailsTo } from '../helpers/outbox.ts';
+import { invitationIn, lastMailTo, mailsTo } from '../helpers/outbox.ts';
 import { startTestService, type TestService, uniqueEmail } from '../helpers/service.ts';
 
 const SITE = 'http://dashboard.example.test';
@@ -21,8 +21,10 @@ const invite = (by: Session | string, email: string, role = 'member') =>
     body: { email, role },
   });
 const mine = (who: Session) => call(svc, 'GET', fn('invitations'), { token: who.access_token });
-const answer = (who: Session, invitation_id: string, action: 'accept' | 'decline') =>
-  call(svc, 'POST', fn('invitations'), { token: who.access_token, body: { invitation_id, action } });
+const answer = (who: Session, invitation_id: string, action: 'accept' | 'decline', token?: string) =>
+  call(svc, 'POST', fn('invitations'), { token: who.access_token, body: { invitation_id, action, token } });
+/** The token in the newest invitation mail to `email`. */
+const tokenTo = async (email: string) => invitationIn(await lastMailTo(svc, email)).token;
 const roster = async (owner: Session) =>
   (await call(svc, 'GET', fn('organization-members'), { token: owner.access_token })).json;
 const DAY = 24 * 3600 * 1000;
@@ -54,7 +56,9 @@ describe('inviting', () => {
       const mail = await lastMailTo(svc, email);
       expect(mail.subject).toBe('You are invited to join Same Answer Co');
       expect(mail.text).toContain(owner.user.email);
-      expect(mail.link).toBe(SITE);
+      expect(invitationIn(mail)).toEqual({ invitation_id: r.json.id, token: expect.any(String) });
+      expect(mail.link?.startsWith(`${SITE}/invitations#invitation_id=${r.json.id}&token=`)).toBe(true);
+      expect(mail.text).toContain(mail.link);
     }
   });
 
@@ -141,7 +145,7 @@ describe('answering', () => {
       },
     ]);
 
-    const accepted = await answer(person, invited.json.id, 'accept');
+    const accepted = await answer(person, invited.json.id, 'accept', await tokenTo(person.user.email));
     expect(accepted.status).toBe(200);
     expect(accepted.json).toEqual({
       action: 'accept',
@@ -154,7 +158,9 @@ describe('answering', () => {
     );
     expect(after.invitations).toEqual([]);
     expect((await mine(person)).json.data).toEqual([]);
-    expect((await answer(person, invited.json.id, 'accept')).status).toBe(404);
+    expect((await answer(person, invited.json.id, 'accept', await tokenTo(person.user.email))).status).toBe(
+      404,
+    );
 
     // A person who had no organization acts in the new one at their next refresh.
     const refreshed = await call(svc, 'POST', '/auth/v1/token?grant_type=refresh_token', {
@@ -167,13 +173,15 @@ describe('answering', () => {
     const owner = await signUp(svc, 'Declined Ltd');
     const person = await signUp(svc);
     const invited = await invite(owner, person.user.email);
-    const declined = await answer(person, invited.json.id, 'decline');
+    const declined = await answer(person, invited.json.id, 'decline', await tokenTo(person.user.email));
     expect(declined.status).toBe(200);
     expect(declined.json).toEqual({ action: 'decline' });
     const list = await roster(owner);
     expect(list.pagination.total).toBe(1);
     expect(list.invitations).toEqual([]);
-    expect((await answer(person, invited.json.id, 'accept')).status).toBe(404);
+    expect((await answer(person, invited.json.id, 'accept', await tokenTo(person.user.email))).status).toBe(
+      404,
+    );
   });
 
   it('shows and accepts nothing addressed to someone else', async () => {
@@ -182,14 +190,67 @@ describe('answering', () => {
     const invited = await invite(owner, addressee);
     const other = await signUp(svc, 'Other Org');
     expect((await mine(other)).json.data).toEqual([]);
-    const stolen = await answer(other, invited.json.id, 'accept');
+    // Even with the mail forwarded to them: the account's email must match too.
+    const stolen = await answer(other, invited.json.id, 'accept', await tokenTo(addressee));
     expect(stolen.status).toBe(404);
     expect(stolen.json.error).toBe('not_found');
-    expect((await answer(other, invited.json.id, 'decline')).status).toBe(404);
+    expect((await answer(other, invited.json.id, 'decline', await tokenTo(addressee))).status).toBe(404);
     // The addressee signs up later with that email and finds it waiting.
     const later = await signUp(svc, undefined, addressee);
     expect((await mine(later)).json.data.map((i: { id: string }) => i.id)).toEqual([invited.json.id]);
-    expect((await answer(later, invited.json.id, 'accept')).status).toBe(200);
+    expect((await answer(later, invited.json.id, 'accept', await tokenTo(addressee))).status).toBe(200);
+  });
+
+  it('an account that registered the invited email first cannot accept or decline without the mail', async () => {
+    const owner = await signUp(svc, 'Corp');
+    const cfo = uniqueEmail('cfo');
+    const invited = await invite(owner, cfo, 'owner');
+    // Sign-up does not prove the address: the impostor holds an account with it and sees the invitation.
+    const impostor = await signUp(svc, undefined, cfo);
+    expect((await mine(impostor)).json.data.map((i: { id: string }) => i.id)).toEqual([invited.json.id]);
+    const unknown = await answer(impostor, '00000000-0000-4000-8000-000000000000', 'accept', 'x');
+    expect(unknown.status).toBe(404);
+    for (const token of [undefined, '', 'guessed-token', (await tokenTo(cfo)).slice(0, -1)]) {
+      for (const action of ['accept', 'decline'] as const) {
+        const r = await answer(impostor, invited.json.id, action, token);
+        // Exactly the answer for an invitation that does not exist: no oracle for the id.
+        expect([r.status, r.json]).toEqual([unknown.status, unknown.json]);
+      }
+    }
+    expect((await roster(owner)).data).toHaveLength(1);
+    expect((await roster(owner)).invitations).toEqual([expect.objectContaining({ id: invited.json.id })]);
+    // Whoever holds the mail (the real addressee, signed in with that email) answers.
+    const accepted = await answer(impostor, invited.json.id, 'accept', await tokenTo(cfo));
+    expect(accepted.status).toBe(200);
+  });
+
+  it('a refreshed invitation gets a new token: the link in the older mail no longer works', async () => {
+    const owner = await signUp(svc, 'New Link Ltd');
+    const person = await signUp(svc);
+    const first = await invite(owner, person.user.email, 'member');
+    const oldToken = await tokenTo(person.user.email);
+    expect((await invite(owner, person.user.email, 'admin')).json.id).toBe(first.json.id);
+    const newToken = await tokenTo(person.user.email);
+    expect(newToken).not.toBe(oldToken);
+    expect((await answer(person, first.json.id, 'accept', oldToken)).status).toBe(404);
+    expect((await answer(person, first.json.id, 'decline', oldToken)).status).toBe(404);
+    const accepted = await answer(person, first.json.id, 'accept', newToken);
+    expect([accepted.status, accepted.json.role]).toEqual([200, 'admin']);
+  });
+
+  it("stores only the token's hash, which the inviter never sees", async () => {
+    const owner = await signUp(svc, 'Hashed Only');
+    const email = uniqueEmail();
+    const invited = await invite(owner, email);
+    const token = await tokenTo(email);
+    const [row] = await svc.services.db.query<Record<string, unknown>>(
+      'select * from organization_invitations where id = $1',
+      [invited.json.id],
+    );
+    expect(JSON.stringify(row)).not.toContain(token);
+    expect(row?.token_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(invited.json)).not.toContain(token);
+    expect(Object.keys(invited.json)).not.toContain('token_hash');
   });
 
   it('expired invitations are not offered and cannot be accepted; owners see them as expired', async () => {
@@ -201,7 +262,9 @@ describe('answering', () => {
       [invited.json.id],
     );
     expect((await mine(person)).json.data).toEqual([]);
-    expect((await answer(person, invited.json.id, 'accept')).status).toBe(404);
+    expect((await answer(person, invited.json.id, 'accept', await tokenTo(person.user.email))).status).toBe(
+      404,
+    );
     expect((await roster(owner)).invitations).toEqual([
       expect.objectContaining({ id: invited.json.id, status: 'expired' }),
     ]);
@@ -210,7 +273,9 @@ describe('answering', () => {
       id: invited.json.id,
       status: 'pending',
     });
-    expect((await answer(person, invited.json.id, 'accept')).status).toBe(200);
+    expect((await answer(person, invited.json.id, 'accept', await tokenTo(person.user.email))).status).toBe(
+      200,
+    );
   });
 
   it('a withdrawn invitation can no longer be accepted; another organization cannot withdraw it', async () => {
@@ -229,7 +294,9 @@ describe('answering', () => {
     });
     expect(withdrawn.status).toBe(204);
     expect((await mine(person)).json.data).toEqual([]);
-    expect((await answer(person, invited.json.id, 'accept')).status).toBe(404);
+    expect((await answer(person, invited.json.id, 'accept', await tokenTo(person.user.email))).status).toBe(
+      404,
+    );
     const again = await call(svc, 'DELETE', fn('organization-members'), {
       token: owner.access_token,
       body: { invitation_id: invited.json.id },
@@ -282,7 +349,11 @@ describe('over /rest/v1', () => {
 describe('the invitation limit', () => {
   let small: TestService;
   beforeAll(async () => {
-    small = await startTestService({ INVITES_PER_ORG_PER_HOUR: '2' });
+    small = await startTestService({
+      INVITES_PER_ORG_PER_HOUR: '2',
+      INVITES_PER_USER_PER_HOUR: '3',
+      INVITES_PER_EMAIL_PER_HOUR: '2',
+    });
   });
   afterAll(() => small?.stop());
 
@@ -308,5 +379,72 @@ describe('the invitation limit', () => {
       body: { email: uniqueEmail(), role: 'member' },
     });
     expect(theirs.status).toBe(201);
+  });
+
+  const sendAs = (who: Session | string, email: string) =>
+    call(small, 'POST', fn('organization-members'), {
+      token: typeof who === 'string' ? who : who.access_token,
+      body: { email, role: 'member' },
+    });
+  const used = (limiter: 'invitesPerUser' | 'invitesPerOrg' | 'invitesPerEmail', key: string) =>
+    small.services.limits[limiter].used(key);
+
+  it('counts nothing for an invitation the caller may not send: a member cannot spend the owners’ budget', async () => {
+    const owner = await signUp(small, 'Budget Keepers');
+    const member = await signUp(small);
+    const asMember = await inviteAndAccept(small, owner, member, 'member');
+    expect(await used('invitesPerOrg', orgOf(owner))).toBe(1);
+    for (let i = 0; i < 3; i++) expect((await sendAs(asMember, uniqueEmail())).status).toBe(403);
+    // Nor does an address already on the roster (no mail goes out).
+    expect((await sendAs(owner, member.user.email)).status).toBe(409);
+    expect(await used('invitesPerOrg', orgOf(owner))).toBe(1);
+    expect(await used('invitesPerUser', member.user.id)).toBe(0);
+    expect(await used('invitesPerUser', owner.user.id)).toBe(1);
+    expect((await sendAs(owner, uniqueEmail())).status).toBe(201);
+  });
+
+  it('limits one person across all their organizations with INVITES_PER_USER_PER_HOUR', async () => {
+    const owner = await signUp(small, 'First Venture');
+    expect((await sendAs(owner, uniqueEmail())).status).toBe(201);
+    expect((await sendAs(owner, uniqueEmail())).status).toBe(201);
+    // A fresh organization has a fresh organization budget, but the person's is nearly spent.
+    const created = await call(small, 'POST', fn('organization-create'), {
+      token: owner.access_token,
+      body: { name: 'Second Venture' },
+    });
+    const switched = await call(small, 'POST', fn('organization-switch'), {
+      token: owner.access_token,
+      body: { organization_id: created.json.organization.id },
+    });
+    const second = switched.json.access_token as string;
+    expect((await sendAs(second, uniqueEmail())).status).toBe(201);
+    const last = uniqueEmail('fourth');
+    const over = await sendAs(second, last);
+    expect([over.status, over.json.error, over.json.message]).toEqual([
+      429,
+      'rate_limit_exceeded',
+      expect.stringMatching(/^Too many invitations from you;/),
+    ]);
+    expect(await mailsTo(small, last)).toEqual([]);
+    expect(await used('invitesPerUser', owner.user.id)).toBe(4);
+    // The refusal came first: the organization's budget was not spent on it.
+    expect(await used('invitesPerOrg', created.json.organization.id)).toBe(1);
+  });
+
+  it('limits mails to one address with INVITES_PER_EMAIL_PER_HOUR, re-sends and other organizations included', async () => {
+    const owner = await signUp(small, 'Persistent Ltd');
+    const victim = uniqueEmail('victim');
+    expect((await sendAs(owner, victim)).status).toBe(201);
+    expect((await sendAs(owner, victim)).status).toBe(201);
+    // Another organization and another sender: still the same mailbox.
+    const other = await signUp(small, 'Another Sender');
+    const again = await sendAs(other, victim);
+    expect([again.status, again.json.message]).toEqual([
+      429,
+      expect.stringMatching(/^Too many invitations to this email;/),
+    ]);
+    expect(await mailsTo(small, victim)).toHaveLength(2);
+    expect(await used('invitesPerEmail', victim)).toBe(3);
+    expect(await used('invitesPerOrg', orgOf(other))).toBe(1);
   });
 });

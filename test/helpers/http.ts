@@ -1,4 +1,5 @@
 import { AuthClient } from '@supabase/auth-js';
+import { invitationIn, lastMailTo } from './outbox.ts';
 import type { TestService } from './service.ts';
 import { uniqueEmail } from './service.ts';
 
@@ -58,7 +59,7 @@ export function orgOf(session: Session): string {
 
 /**
  * Makes `person` a member of the owner's current organization the only way there is: the owner
- * invites their email, they accept. Returns an access token of `person` acting in it.
+ * invites their email, they accept with the token from the mail. Returns an access token of `person` acting in it.
  */
 export async function inviteAndAccept(
   svc: TestService,
@@ -72,9 +73,11 @@ export async function inviteAndAccept(
   });
   if (invited.status !== 201)
     throw new Error(`invite failed: ${invited.status} ${JSON.stringify(invited.json)}`);
+  // The token is in the invitation mail only, as it is for a real person.
+  const { token } = invitationIn(await lastMailTo(svc, person.user.email));
   const accepted = await call(svc, 'POST', '/functions/v1/invitations', {
     token: person.access_token,
-    body: { invitation_id: invited.json.id, action: 'accept' },
+    body: { invitation_id: invited.json.id, action: 'accept', token },
   });
   if (accepted.status !== 200)
     throw new Error(`accept failed: ${accepted.status} ${JSON.stringify(accepted.json)}`);

@@ -29,3 +29,9 @@ export async function lastMailTo(svc: TestService, to: string): Promise<OutboxMa
 
 /** The 6-digit code in a recovery mail. */
 export const codeIn = (mail: OutboxMail) => /code: (\d{6})/.exec(mail.text)?.[1] as string;
+
+/** The invitation id and token in an invitation mail's link (`…/invitations#invitation_id=…&token=…`). */
+export function invitationIn(mail: OutboxMail): { invitation_id: string; token: string } {
+  const fragment = new URLSearchParams(new URL(mail.link as string).hash.slice(1));
+  return { invitation_id: fragment.get('invitation_id') as string, token: fragment.get('token') as string };
+}

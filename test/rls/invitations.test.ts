@@ -35,8 +35,14 @@ const person = async () => {
     as: humanPrincipal(userId, '00000000-0000-4000-8000-000000000000', 'member'),
   };
 };
-const invitationFor = async (t: Tenant, email: string, role = 'member') =>
-  (await as<{ id: string }>(fresh.db, t.owner.as, insert, [t.orgId, email, role]))[0]?.id as string;
+/** The hash of the token an invitation mail would carry (migrations/0011_invitation_tokens.sql). */
+const HASH = 'a'.repeat(64);
+const invitationFor = async (t: Tenant, email: string, role = 'member') => {
+  const id = (await as<{ id: string }>(fresh.db, t.owner.as, insert, [t.orgId, email, role]))[0]
+    ?.id as string;
+  await as(fresh.db, t.owner.as, 'select app.issue_invitation_token($1, $2)', [id, HASH]);
+  return id;
+};
 
 describe('an organization’s invitations', () => {
   it('owners and admins create and see them; members and agents see none and create none', async () => {
@@ -122,13 +128,15 @@ describe('the addressee', () => {
     const someoneElse = await person();
     const id = await invitationFor(t, me.email, 'admin');
     expect(await as(fresh.db, someoneElse.as, 'select id from app.my_invitations()')).toEqual([]);
-    expect(await as(fresh.db, someoneElse.as, 'select * from app.accept_invitation($1)', [id])).toEqual([]);
+    expect(
+      await as(fresh.db, someoneElse.as, 'select * from app.accept_invitation($1, $2)', [id, HASH]),
+    ).toEqual([]);
     // The table itself stays closed to the addressee: they read it through the function only.
     expect(await as(fresh.db, me.as, 'select id from organization_invitations')).toEqual([]);
     expect(await as(fresh.db, me.as, 'select id, organization_name from app.my_invitations()')).toEqual([
       { id, organization_name: t.name },
     ]);
-    expect(await as(fresh.db, me.as, 'select * from app.accept_invitation($1)', [id])).toEqual([
+    expect(await as(fresh.db, me.as, 'select * from app.accept_invitation($1, $2)', [id, HASH])).toEqual([
       { organization_id: t.orgId, role: 'admin' },
     ]);
     const [row] = await fresh.db.query(
@@ -139,13 +147,54 @@ describe('the addressee', () => {
     expect(await fresh.db.query('select 1 from organization_invitations where id = $1', [id])).toEqual([]);
   });
 
+  it("needs the token's hash too, which only the organization's owners and admins set and nobody reads", async () => {
+    const t = await seedTenant(fresh.db, 'i-token');
+    const other = await seedTenant(fresh.db, 'i-token-other');
+    const me = await person();
+    const id = await invitationFor(t, me.email);
+    expect(
+      await as(fresh.db, me.as, 'select * from app.accept_invitation($1, $2)', [id, 'b'.repeat(64)]),
+    ).toEqual([]);
+    expect(await as(fresh.db, me.as, 'select app.decline_invitation($1, $2) as ok', [id, null])).toEqual([
+      { ok: false },
+    ]);
+    const issue = 'select app.issue_invitation_token($1, $2) as ok';
+    expect(await as(fresh.db, t.member.as, issue, [id, 'c'.repeat(64)])).toEqual([{ ok: false }]);
+    expect(await as(fresh.db, other.owner.as, issue, [id, 'c'.repeat(64)])).toEqual([{ ok: false }]);
+    expect(await sqlstate(as(fresh.db, t.owner.as, 'select token_hash from organization_invitations'))).toBe(
+      '42501',
+    );
+    expect(
+      await sqlstate(
+        as(fresh.db, t.owner.as, 'update organization_invitations set token_hash = $1 where id = $2', [
+          'c'.repeat(64),
+          id,
+        ]),
+      ),
+    ).toBe('42501');
+    // An invitation written without a token (as over /rest/v1) cannot be accepted at all.
+    const bare = (
+      await as<{ id: string }>(fresh.db, t.owner.as, insert, [
+        t.orgId,
+        `${unique('n')}@example.test`,
+        'member',
+      ])
+    )[0]?.id;
+    expect(await as(fresh.db, me.as, 'select * from app.accept_invitation($1, $2)', [bare, null])).toEqual(
+      [],
+    );
+    expect(await as(fresh.db, me.as, 'select * from app.accept_invitation($1, $2)', [id, HASH])).toHaveLength(
+      1,
+    );
+  });
+
   it('keeps a membership the addressee already has', async () => {
     const t = await seedTenant(fresh.db, 'i-keep');
     // The invitation function refuses a roster email (already_member); the table alone does not.
     const id = await invitationFor(t, await emailOf(t.member.userId), 'admin');
-    expect(await as(fresh.db, t.member.as, 'select * from app.accept_invitation($1)', [id])).toEqual([
-      { organization_id: t.orgId, role: 'member' },
-    ]);
+    expect(
+      await as(fresh.db, t.member.as, 'select * from app.accept_invitation($1, $2)', [id, HASH]),
+    ).toEqual([{ organization_id: t.orgId, role: 'member' }]);
   });
 
   it('an agent has no email and no invitations', async () => {
@@ -160,8 +209,9 @@ describe('the addressee', () => {
     expect(await sqlstate(as(fresh.db, anon, 'select * from app.my_invitations()'))).toBe('42501');
     expect(
       await sqlstate(
-        as(fresh.db, anon, 'select * from app.accept_invitation($1)', [
+        as(fresh.db, anon, 'select * from app.accept_invitation($1, $2)', [
           '00000000-0000-4000-8000-000000000000',
+          HASH,
         ]),
       ),
     ).toBe('42501');
