@@ -43,7 +43,7 @@ describe('POST /auth/v1/recover', () => {
   it('a graceful stop right after the answer still sends the mail', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'svc-recover-stop-'));
     try {
-      const own = await startTestService({}, dir);
+      const own = await startTestService({}, { dataDir: dir });
       const me = await signUp(own);
       const answer = await call(own, 'POST', '/auth/v1/recover', { body: { email: me.user.email } });
       expect(answer.status).toBe(200);
