@@ -3,15 +3,59 @@ import { AppError } from '../platform/errors.ts';
 // The PostgREST query grammar, parsed into plain data. Names are checked against the schema
 // cache later (plan.ts); nothing here ever becomes SQL text.
 
-export const OPERATORS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'in', 'is'] as const;
+export const OPERATORS = [
+  'eq',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'like',
+  'ilike',
+  'match',
+  'imatch',
+  'in',
+  'is',
+  'isdistinct',
+  'cs',
+  'cd',
+  'ov',
+  'sl',
+  'sr',
+  'nxl',
+  'nxr',
+  'adj',
+  'fts',
+  'plfts',
+  'phfts',
+  'wfts',
+] as const;
 export type Operator = (typeof OPERATORS)[number];
+/** The operators PostgREST lets compare against a list with `(any)` / `(all)`. */
+const QUANTIFIABLE: ReadonlySet<Operator> = new Set([
+  'eq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'like',
+  'ilike',
+  'match',
+  'imatch',
+]);
+const TEXT_SEARCH: ReadonlySet<Operator> = new Set(['fts', 'plfts', 'phfts', 'wfts']);
 
 export type Condition = {
   kind: 'cond';
   column: string;
   op: Operator;
   negate: boolean;
+  /** `in` gives a list; `(any)`/`(all)` keep the `{a,b}` array literal for Postgres to read. */
   value: string | string[];
+  /** `like(any).{a*,b*}`: the value is an array, matched by any or all of its items. */
+  quantifier?: 'any' | 'all';
+  /** `fts(english).word`: the text search configuration, bound as a value. */
+  language?: string;
 };
 export type Logic = { kind: 'logic'; op: 'and' | 'or'; negate: boolean; items: Filter[] };
 export type Filter = Condition | Logic;
@@ -91,10 +135,14 @@ function name(raw: string, what: string): string {
   return n;
 }
 
-/** Splits on `sep` outside parentheses and double quotes. */
+/**
+ * Splits on `sep` outside parentheses, braces (array and JSON values: `tags.cs.{a,b}` inside
+ * `or=(…)`) and double quotes. Braces are never an error: a lone one is part of a value.
+ */
 export function splitTop(text: string, sep = ','): string[] {
   const parts: string[] = [];
   let depth = 0;
+  let braces = 0;
   let quoted = false;
   let current = '';
   for (let i = 0; i < text.length; i++) {
@@ -106,8 +154,10 @@ export function splitTop(text: string, sep = ','): string[] {
     if (ch === '"') quoted = !quoted;
     else if (!quoted && ch === '(') depth++;
     else if (!quoted && ch === ')') depth--;
+    else if (!quoted && ch === '{') braces++;
+    else if (!quoted && ch === '}') braces = Math.max(0, braces - 1);
     if (depth < 0) throw parseError('Unbalanced parentheses');
-    if (ch === sep && depth === 0 && !quoted) {
+    if (ch === sep && depth === 0 && braces === 0 && !quoted) {
       parts.push(current);
       current = '';
     } else current += ch;
@@ -156,10 +206,14 @@ function parseCondition(column: string, expr: string): Condition {
     negate = true;
     rest = rest.slice(4);
   }
-  const dot = rest.indexOf('.');
-  const op = (dot < 0 ? rest : rest.slice(0, dot)) as Operator;
-  if (!OPERATORS.includes(op)) throw parseError(`Unknown operator "${op}" on "${column}"`);
-  const value = dot < 0 ? '' : rest.slice(dot + 1);
+  // `op`, `op(any)`, `fts(english)`, then `.value`; the language may itself hold a dot.
+  const head = /^([a-z]+)(?:\(([^)]*)\))?(?:\.|$)/.exec(rest);
+  const op = (head?.[1] ?? rest) as Operator;
+  if (!head || !OPERATORS.includes(op))
+    throw parseError(`Unknown operator "${head?.[0] ?? rest}" on "${column}"`);
+  const value = rest.slice(head[0].length);
+  const modifier = head[2];
+  if (modifier !== undefined) return modified(columnRef(column), op, negate, modifier, value);
   if (op === 'in') {
     if (!value.startsWith('(') || !value.endsWith(')'))
       throw parseError(`"in" needs a list: ${column}=in.(a,b)`);
@@ -176,6 +230,21 @@ function parseCondition(column: string, expr: string): Condition {
     throw parseError(`"is" takes null, true, false or unknown, not "${value}"`);
   }
   return { kind: 'cond', column: columnRef(column), op, negate, value: unquote(value) };
+}
+
+/** `op(any)`/`op(all)` with a `{a,b}` list, or a text search with its language: `fts(english)`. */
+function modified(column: string, op: Operator, negate: boolean, modifier: string, value: string): Condition {
+  if (TEXT_SEARCH.has(op)) {
+    if (modifier.trim() === '') throw parseError(`"${op}()" needs a language, as in ${op}(english)`);
+    return { kind: 'cond', column, op, negate, value: unquote(value), language: modifier.trim() };
+  }
+  if (!QUANTIFIABLE.has(op) || (modifier !== 'any' && modifier !== 'all'))
+    throw parseError(
+      `"${op}(${modifier})" is not an operator: (any) and (all) go with eq, gt, gte, lt, lte, like, ilike, match, imatch`,
+    );
+  if (!value.startsWith('{') || !value.endsWith('}'))
+    throw parseError(`"${op}(${modifier})" needs a list in braces: ${column}=${op}(${modifier}).{a,b}`);
+  return { kind: 'cond', column, op, negate, value, quantifier: modifier };
 }
 
 /** The inside of `or=(…)` / `and=(…)`: conditions `col.op.val` and nested `and(…)`/`or(…)`. */

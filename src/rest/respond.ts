@@ -15,6 +15,42 @@ export function preferences(header: string | undefined): Map<string, string> {
 }
 
 /**
+ * The preferences this interface honours, with the values it understands. PostgREST's others
+ * (timezone, tx, max-affected, params) are not honoured here, so strict handling refuses them.
+ */
+const HONOURED: Record<string, readonly string[]> = {
+  handling: ['strict', 'lenient'],
+  return: ['minimal', 'headers-only', 'representation'],
+  count: ['exact', 'planned', 'estimated'],
+  resolution: ['merge-duplicates', 'ignore-duplicates'],
+  missing: ['default', 'null'],
+};
+
+/**
+ * `Prefer: handling=strict` refuses what would otherwise be ignored (PostgREST's PGRST122);
+ * lenient, the default, ignores unknown and unfulfillable preferences.
+ */
+export function assertPreferences(header: string | undefined): void {
+  const prefs = preferences(header);
+  if (prefs.get('handling') !== 'strict') return;
+  const invalid = (header ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => {
+      const [k = '', v = ''] = part.split('=');
+      return part !== '' && !(Object.hasOwn(HONOURED, k) && HONOURED[k]?.includes(v));
+    });
+  if (invalid.length === 0) return;
+  throw new AppError(
+    400,
+    'validation_error',
+    'Invalid preferences given with handling=strict',
+    { invalid_preferences: invalid },
+    { code: 'PGRST122', hint: null },
+  );
+}
+
+/**
  * Errors as PostgREST clients expect them: our `{error, message, details}` plus `code` (the
  * PGRST code or SQLSTATE) and `hint`. A permission error is 401 for anonymous callers.
  */

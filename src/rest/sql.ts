@@ -27,6 +27,25 @@ function column(rel: Relation, name: string) {
 
 const LIKE = (v: string) => v.replaceAll('*', '%');
 const COMPARE = { eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+/** Text patterns: the column is read as text, the value is the pattern. */
+const PATTERN = { like: 'like', ilike: 'ilike', match: '~', imatch: '~*' } as const;
+/** Array, jsonb and range operators: the value is cast to the column's type, as PostgREST does. */
+const CONTAINMENT = {
+  cs: '@>',
+  cd: '<@',
+  ov: '&&',
+  sl: '<<',
+  sr: '>>',
+  nxl: '&<',
+  nxr: '&>',
+  adj: '-|-',
+} as const;
+const TSQUERY = {
+  fts: 'to_tsquery',
+  plfts: 'plainto_tsquery',
+  phfts: 'phraseto_tsquery',
+  wfts: 'websearch_to_tsquery',
+} as const;
 const IS = { null: 'null', true: 'true', false: 'false', unknown: 'unknown' } as const;
 
 /**
@@ -49,28 +68,44 @@ export function columnExpr(rel: Relation, ref: string, p: Params) {
   return { sql: rest.length ? `(${sql})` : sql, type, label };
 }
 
+/** `col op any|all($n::type[])`: the `{a,b}` literal is read by Postgres as an array of the column's type. */
+function quantified(lhs: string, type: string, c: Condition, p: Params): string {
+  const q = c.quantifier as 'any' | 'all';
+  const value = c.value as string;
+  if (c.op in PATTERN) {
+    const pattern = c.op === 'like' || c.op === 'ilike' ? LIKE(value) : value;
+    return `${lhs}::text ${PATTERN[c.op as keyof typeof PATTERN]} ${q}(${p.add(pattern)}::text[])`;
+  }
+  return `${lhs} ${COMPARE[c.op as keyof typeof COMPARE]} ${q}(${p.add(value)}::${type}[])`;
+}
+
+/** `col @@ to_tsquery(…)`; a column not already a tsvector is read with to_tsvector in the same language. */
+function textSearch(lhs: string, type: string, c: Condition, p: Params): string {
+  const lang = c.language === undefined ? '' : `${p.add(c.language)}::regconfig, `;
+  const doc = type === 'tsvector' ? lhs : `to_tsvector(${lang}${lhs})`;
+  return `${doc} @@ ${TSQUERY[c.op as keyof typeof TSQUERY]}(${lang}${p.add(c.value)})`;
+}
+
 function condition(rel: Relation, c: Condition, p: Params): string {
   const expr = columnExpr(rel, c.column, p);
   const col = { type: expr.type };
   const lhs = expr.sql;
   let sql: string;
-  switch (c.op) {
-    case 'like':
-    case 'ilike':
-      sql = `${lhs}::text ${c.op} ${p.add(LIKE(c.value as string))}`;
-      break;
-    case 'in':
-      // An array column compares whole arrays: each listed value is an array literal.
-      sql = col.type.endsWith('[]')
-        ? `${lhs} in (select x::${col.type} from unnest(${p.add(c.value)}::text[]) x)`
-        : `${lhs} = any(${p.add(c.value)}::${col.type}[])`;
-      break;
-    case 'is':
-      sql = `${lhs} is ${IS[(c.value as string).toLowerCase() as keyof typeof IS]}`;
-      break;
-    default:
-      sql = `${lhs} ${COMPARE[c.op]} ${p.add(c.value)}::${col.type}`;
-  }
+  if (c.quantifier) sql = quantified(lhs, col.type, c, p);
+  else if (c.op in TSQUERY) sql = textSearch(lhs, col.type, c, p);
+  else if (c.op in CONTAINMENT)
+    sql = `${lhs} ${CONTAINMENT[c.op as keyof typeof CONTAINMENT]} ${p.add(c.value)}::${col.type}`;
+  else if (c.op in PATTERN) {
+    const value = c.op === 'like' || c.op === 'ilike' ? LIKE(c.value as string) : c.value;
+    sql = `${lhs}::text ${PATTERN[c.op as keyof typeof PATTERN]} ${p.add(value)}`;
+  } else if (c.op === 'in') {
+    // An array column compares whole arrays: each listed value is an array literal.
+    sql = col.type.endsWith('[]')
+      ? `${lhs} in (select x::${col.type} from unnest(${p.add(c.value)}::text[]) x)`
+      : `${lhs} = any(${p.add(c.value)}::${col.type}[])`;
+  } else if (c.op === 'is') sql = `${lhs} is ${IS[(c.value as string).toLowerCase() as keyof typeof IS]}`;
+  else if (c.op === 'isdistinct') sql = `${lhs} is distinct from ${p.add(c.value)}::${col.type}`;
+  else sql = `${lhs} ${COMPARE[c.op as keyof typeof COMPARE]} ${p.add(c.value)}::${col.type}`;
   return c.negate ? `not (${sql})` : sql;
 }
 
