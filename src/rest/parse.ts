@@ -3,17 +3,12 @@ import { AppError } from '../platform/errors.ts';
 // The PostgREST query grammar, parsed into plain data. Names are checked against the schema
 // cache later (plan.ts); nothing here ever becomes SQL text.
 
-export const OPERATORS = [
-  'eq',
+/** The operators PostgREST lets compare against a list with `(any)` / `(all)`. */
+const QUANTIFIABLE_OPS = ['eq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch'] as const;
+/** Full-text search, each with an optional language: `fts(english)`. */
+const TEXT_SEARCH_OPS = ['fts', 'plfts', 'phfts', 'wfts'] as const;
+const OTHER_OPS = [
   'neq',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-  'like',
-  'ilike',
-  'match',
-  'imatch',
   'in',
   'is',
   'isdistinct',
@@ -25,25 +20,11 @@ export const OPERATORS = [
   'nxl',
   'nxr',
   'adj',
-  'fts',
-  'plfts',
-  'phfts',
-  'wfts',
 ] as const;
+export const OPERATORS = [...QUANTIFIABLE_OPS, ...TEXT_SEARCH_OPS, ...OTHER_OPS] as const;
 export type Operator = (typeof OPERATORS)[number];
-/** The operators PostgREST lets compare against a list with `(any)` / `(all)`. */
-const QUANTIFIABLE: ReadonlySet<Operator> = new Set([
-  'eq',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-  'like',
-  'ilike',
-  'match',
-  'imatch',
-]);
-const TEXT_SEARCH: ReadonlySet<Operator> = new Set(['fts', 'plfts', 'phfts', 'wfts']);
+const QUANTIFIABLE: ReadonlySet<Operator> = new Set(QUANTIFIABLE_OPS);
+const TEXT_SEARCH: ReadonlySet<Operator> = new Set(TEXT_SEARCH_OPS);
 
 export type Condition = {
   kind: 'cond';
