@@ -1,6 +1,7 @@
 import type { Database, Principal } from '../platform/db/database.ts';
 import type { Params } from '../platform/db/params.ts';
 import { validationError } from '../platform/errors.ts';
+import { claimedOrganization } from '../platform/http/meter.ts';
 
 // Keyset pagination, newest first, over (created_at, id). The cursor is opaque to callers: the
 // position of the last row they saw, so pages stay stable while new rows arrive.
@@ -51,7 +52,11 @@ export async function listPage<T extends Row>(
   q: { from: string; alias: string; row: string; where: string[]; p: Params; cursor?: string; limit: number },
 ) {
   const a = q.alias;
-  const where = [...q.where];
+  // The tenant again, as a value: RLS already limits the rows to it (and stays the guard), but its
+  // predicate is a function the planner cannot see through, so it estimated every tenant at a
+  // share of the table and picked plans for a small one.
+  const org = claimedOrganization(principal);
+  const where = org ? [`${a}.organization_id = ${q.p.add(org)}::uuid`, ...q.where] : [...q.where];
   const after = decodeCursor(q.cursor);
   if (after) {
     where.push(
