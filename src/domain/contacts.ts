@@ -104,8 +104,9 @@ export async function listContacts(deps: Deps, principal: Principal, f: ContactF
   }
   if (f.tag) where.push(`${p.add(f.tag.trim())} = any (c.tags)`);
   const { items, next_cursor } = await listPage<ContactRecord>(deps.db, principal, {
-    select: 'select to_jsonb(c) as r from public.contacts c',
+    from: 'public.contacts c',
     alias: 'c',
+    row: 'to_jsonb(c)',
     where,
     p,
     cursor: f.cursor,

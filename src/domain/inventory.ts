@@ -28,8 +28,9 @@ export async function listInventory(deps: Deps, principal: Principal, f: Invento
   if (f.low_stock === true) where.push(`${AVAILABLE} <= i.reorder_point`);
   if (f.low_stock === false) where.push(`${AVAILABLE} > i.reorder_point`);
   const { items, next_cursor } = await listPage(deps.db, principal, {
-    select: `select to_jsonb(i) || jsonb_build_object('available', ${AVAILABLE}) as r from public.inventory_items i`,
+    from: 'public.inventory_items i',
     alias: 'i',
+    row: `to_jsonb(i) || jsonb_build_object('available', ${AVAILABLE})`,
     where,
     p,
     cursor: f.cursor,

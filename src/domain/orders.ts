@@ -35,10 +35,10 @@ export async function listOrders(deps: Deps, principal: Principal, f: OrderFilte
   if (f.created_after) where.push(`o.created_at >= ${p.add(utcInstant(f.created_after))}::timestamptz`);
   if (f.created_before) where.push(`o.created_at < ${p.add(utcInstant(f.created_before))}::timestamptz`);
   const { items, next_cursor } = await listPage<OrderRecord>(deps.db, principal, {
-    select: `select to_jsonb(o) || jsonb_build_object('item_count',
-               (select count(*) from public.order_items i where i.organization_id = o.organization_id and i.order_id = o.id)) as r
-               from public.orders o`,
+    from: 'public.orders o',
     alias: 'o',
+    row: `to_jsonb(o) || jsonb_build_object('item_count',
+            (select count(*) from public.order_items i where i.organization_id = o.organization_id and i.order_id = o.id))`,
     where,
     p,
     cursor: f.cursor,

@@ -193,6 +193,35 @@ describe('svc_list_contacts', () => {
     expect(seen).toEqual([...made].reverse());
   });
 
+  it('pages newest first with ties on created_at broken by id, descending, across page boundaries', async () => {
+    // A bulk insert is one statement: its rows share created_at, so only id orders them, and a
+    // page boundary falls inside a tie. Two batches, so the order crosses a created_at step too.
+    const tag = `tie-${Date.now()}`;
+    const batch = async (n: number) => {
+      const body = Array.from({ length: n }, (_, i) => ({ first_name: `T${i}`, tags: [tag] }));
+      const r = await call(svc, 'POST', '/rest/v1/contacts', {
+        token: owner.access_token,
+        body,
+        headers: { Prefer: 'return=representation' },
+      });
+      expect(r.status).toBe(201);
+      return r.json as { id: string; created_at: string }[];
+    };
+    const rows = [...(await batch(5)), ...(await batch(5))];
+    expect(new Set(rows.map((r) => r.created_at)).size).toBe(2);
+    const expected = [...rows]
+      .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at) || (a.id < b.id ? 1 : -1))
+      .map((r) => r.id);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const r = await tool(reader, 'svc_list_contacts', { tag, limit: 3, ...(cursor ? { cursor } : {}) });
+      seen.push(...r.body.contacts.map((c: { id: string }) => c.id));
+      cursor = r.body.next_cursor ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual(expected);
+  });
+
   it('refuses a cursor it did not issue', async () => {
     const r = await tool(reader, 'svc_list_contacts', { cursor: 'not-a-cursor' });
     expect(r.body).toMatchObject({ error: 'validation_error', details: { issues: [{ path: 'cursor' }] } });
