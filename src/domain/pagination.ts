@@ -1,7 +1,6 @@
-import type { Database, Principal } from '../platform/db/database.ts';
+import { claimedOrganization, type Database, type Principal } from '../platform/db/database.ts';
 import type { Params } from '../platform/db/params.ts';
 import { validationError } from '../platform/errors.ts';
-import { claimedOrganization } from '../platform/http/meter.ts';
 
 // Keyset pagination, newest first, over (created_at, id). The cursor is opaque to callers: the
 // position of the last row they saw, so pages stay stable while new rows arrive.

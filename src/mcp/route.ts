@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { createKeyCheck } from '../domain/agent-keys.ts';
-import type { Principal } from '../platform/db/database.ts';
+import { claimedOrganization, type Principal } from '../platform/db/database.ts';
 import { AppError, errorBody, forbidden, toAppError, unauthorized } from '../platform/errors.ts';
 import {
   bearerChallenge,
@@ -11,7 +11,7 @@ import {
   verifyBearer,
 } from '../platform/http/authenticate.ts';
 import type { AppEnv } from '../platform/http/env.ts';
-import { claimedOrganization, meterCall } from '../platform/http/meter.ts';
+import { meterCall } from '../platform/http/meter.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import type { Services } from '../services.ts';
 import { originPolicy } from './origin.ts';

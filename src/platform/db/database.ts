@@ -21,6 +21,13 @@ export type Principal =
   | { kind: 'anon'; claims: Record<string, unknown> }
   | { kind: 'service'; claims: Record<string, unknown> };
 
+/** The organization a token names (people: app_metadata; agents: top level). */
+export function claimedOrganization(principal: Principal): string | null {
+  const c = principal.claims as { organization_id?: unknown; app_metadata?: { organization_id?: unknown } };
+  const org = c.organization_id ?? c.app_metadata?.organization_id;
+  return typeof org === 'string' ? org : null;
+}
+
 export interface Database {
   readonly engine: 'postgres' | 'pglite';
   /** One statement outside any role switch: owner privileges. For internal machinery only. */

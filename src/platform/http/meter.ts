@@ -1,17 +1,10 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Services } from '../../services.ts';
-import type { Principal } from '../db/database.ts';
+import { claimedOrganization, type Principal } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { rateLimited } from '../rate-limit.ts';
 import { bearerToken, principalFromClaims } from './authenticate.ts';
 import type { AppEnv } from './env.ts';
-
-/** The organization a token names (people: app_metadata; agents: top level). */
-export function claimedOrganization(principal: Principal): string | null {
-  const c = principal.claims as { organization_id?: unknown; app_metadata?: { organization_id?: unknown } };
-  const org = c.organization_id ?? c.app_metadata?.organization_id;
-  return typeof org === 'string' ? org : null;
-}
 
 const nextUtcMidnight = (now: Date) =>
   new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));

@@ -1,8 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
-import type { Principal } from '../db/database.ts';
+import { claimedOrganization, type Principal } from '../db/database.ts';
 import { noOrganization } from '../errors.ts';
 import type { AppEnv } from './env.ts';
-import { claimedOrganization } from './meter.ts';
 
 /**
  * The one check that a person acts in an organization, read from the token's claims before any
