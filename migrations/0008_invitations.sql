@@ -2,7 +2,14 @@
 -- * Nobody becomes a member of an organization without accepting: people can no longer insert
 --   into organization_members; the only way in (besides creating an organization) is
 --   app.accept_invitation, which checks that the invitation is addressed to the caller's email,
---   still pending and unexpired.
+--   still pending and unexpired, and that the caller holds the secret its mail carried.
+-- * An account whose email matches is not enough: sign-up does not prove an address, so whoever
+--   registered the invited email first could otherwise join (as an owner, if so invited).
+--   Accepting and declining take the SHA-256 of the mail's token; a wrong or missing one finds
+--   nothing (the same as an unknown id). Only the hash is stored (token_hash), set by
+--   app.issue_invitation_token each time the service (re)sends the mail, so an older link dies.
+--   /rest/v1 cannot set it: an invitation written there has no working link until it is sent
+--   through organization-members.
 -- * An invitation is a tenant row like any other ((organization_id, id) key, RLS), readable and
 --   writable by the organization's owners and admins only; only an owner may invite an owner
 --   (the rule guard_owners applies to memberships).
@@ -20,6 +27,7 @@ create table public.organization_invitations (
   role text not null check (role in ('owner', 'admin', 'member')),
   invited_by uuid references auth.users (id) on delete set null,
   expires_at timestamptz not null default now() + interval '7 days',
+  token_hash text,
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
   primary key (organization_id, id),
@@ -48,7 +56,10 @@ create trigger organization_invitations_prepare before insert or update on publi
   for each row execute function app.prepare_invitation();
 
 alter table public.organization_invitations enable row level security;
-grant select, delete on public.organization_invitations to authenticated;
+-- Not even the hash is shown to owners and admins (as with agent_api_keys).
+grant select (organization_id, id, email, role, invited_by, expires_at, created_at, updated_at)
+  on public.organization_invitations to authenticated;
+grant delete on public.organization_invitations to authenticated;
 grant insert (organization_id, email, role) on public.organization_invitations to authenticated;
 grant update (role) on public.organization_invitations to authenticated;
 grant all on public.organization_invitations to service_role;
@@ -91,10 +102,21 @@ as $$
    order by i.created_at, i.id
 $$;
 
+-- Owners and admins of the current organization only, like any write to its invitations.
+create or replace function app.issue_invitation_token(invitation uuid, secret_hash text) returns boolean
+language sql volatile security definer set search_path = ''
+as $$
+  with done as (
+    update public.organization_invitations i set token_hash = secret_hash
+     where i.id = invitation and i.organization_id = app.current_org_id() and app.is_org_admin()
+    returning 1)
+  select exists (select 1 from done)
+$$;
+
 -- Accepting makes the caller a member with the invited role; a membership they already have is
 -- kept as it is. Returns the organization and the role the caller has there, or nothing when no
--- pending invitation with that id is addressed to the caller.
-create or replace function app.accept_invitation(invitation uuid)
+-- pending invitation with that id and token is addressed to the caller.
+create or replace function app.accept_invitation(invitation uuid, secret_hash text)
 returns table (organization_id uuid, role text)
 language plpgsql security definer set search_path = ''
 as $$
@@ -102,7 +124,8 @@ declare
   inv public.organization_invitations;
 begin
   delete from public.organization_invitations i
-   where i.id = invitation and i.email = app.caller_email() and i.expires_at > pg_catalog.now()
+   where i.id = invitation and i.token_hash = secret_hash and i.email = app.caller_email()
+     and i.expires_at > pg_catalog.now()
   returning * into inv;
   if inv.id is null then
     return;
@@ -114,13 +137,15 @@ begin
     where m.organization_id = inv.organization_id and m.user_id = auth.uid();
 end $$;
 
--- Declining deletes the invitation; expired ones may be declined too (tidying the list).
-create or replace function app.decline_invitation(invitation uuid) returns boolean
+-- Declining deletes the invitation; expired ones may be declined too (tidying the list). The token
+-- too, so someone holding the address without the mail cannot silently decline.
+create or replace function app.decline_invitation(invitation uuid, secret_hash text) returns boolean
 language sql volatile security definer set search_path = ''
 as $$
   with gone as (
     delete from public.organization_invitations i
-     where i.id = invitation and i.email = app.caller_email() returning 1)
+     where i.id = invitation and i.token_hash = secret_hash and i.email = app.caller_email()
+    returning 1)
   select exists (select 1 from gone)
 $$;
 
@@ -134,7 +159,9 @@ as $$
      where m.organization_id = app.current_org_id() and u.email = lower(btrim(lookup_email)))
 $$;
 
-revoke all on function app.my_invitations(), app.accept_invitation(uuid), app.decline_invitation(uuid),
-  app.caller_email(), app.is_member_email(text) from public;
-grant execute on function app.my_invitations(), app.accept_invitation(uuid), app.decline_invitation(uuid),
-  app.caller_email(), app.is_member_email(text) to authenticated;
+revoke all on function app.my_invitations(), app.issue_invitation_token(uuid, text),
+  app.accept_invitation(uuid, text), app.decline_invitation(uuid, text), app.caller_email(),
+  app.is_member_email(text) from public;
+grant execute on function app.my_invitations(), app.issue_invitation_token(uuid, text),
+  app.accept_invitation(uuid, text), app.decline_invitation(uuid, text), app.caller_email(),
+  app.is_member_email(text) to authenticated;

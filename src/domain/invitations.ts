@@ -4,7 +4,7 @@ import { AppError, forbidden, notFound } from '../platform/errors.ts';
 import type { Mail } from '../platform/mail/mailer.ts';
 import { isOrgAdmin, type Member, membersPage, type OrgRole, requireCurrentOrg } from './organizations.ts';
 
-// Members join by invitation (migrations/0008_invitations.sql and 0011_invitation_tokens.sql hold
+// Members join by invitation (migrations/0008_invitations.sql holds
 // the rules): owners and admins invite an email, the person holding an account with that email
 // and the token from the mail accepts or declines. Nothing here depends on whether the email has
 // an account, so an inviter cannot tell.

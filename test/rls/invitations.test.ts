@@ -35,7 +35,7 @@ const person = async () => {
     as: humanPrincipal(userId, '00000000-0000-4000-8000-000000000000', 'member'),
   };
 };
-/** The hash of the token an invitation mail would carry (migrations/0011_invitation_tokens.sql). */
+/** The hash of the token an invitation mail would carry (migrations/0008_invitations.sql). */
 const HASH = 'a'.repeat(64);
 const invitationFor = async (t: Tenant, email: string, role = 'member') => {
   const id = (await as<{ id: string }>(fresh.db, t.owner.as, insert, [t.orgId, email, role]))[0]
