@@ -27,12 +27,21 @@ const add = (into: Supplied, column: string, value: unknown) => {
   into.set(column, values);
 };
 
-/** `address->city` filters `address`; `in` gives a list. */
-export function fromFilters(filters: Filter[], into: Supplied = new Map()): Supplied {
+/**
+ * `address->city` filters `address`; `in` gives a list. An embedded resource's filters are
+ * named by their path: `order_items.quantity`.
+ */
+export function fromFilters(
+  filters: Filter[],
+  into: Supplied = new Map(),
+  embedded: Map<string, { filters: Filter[] }> = new Map(),
+  prefix = '',
+): Supplied {
   for (const f of filters) {
-    if (f.kind === 'logic') fromFilters(f.items, into);
-    else for (const v of [f.value].flat()) add(into, f.column.split(/->>?/)[0] as string, v);
+    if (f.kind === 'logic') fromFilters(f.items, into, new Map(), prefix);
+    else for (const v of [f.value].flat()) add(into, prefix + (f.column.split(/->>?/)[0] as string), v);
   }
+  for (const [path, e] of embedded) fromFilters(e.filters, into, new Map(), `${path}.`);
   return into;
 }
 

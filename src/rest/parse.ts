@@ -1,4 +1,4 @@
-import { AppError } from '../platform/errors.ts';
+import { parseError } from './errors.ts';
 
 // The PostgREST query grammar, parsed into plain data. Names are checked against the schema
 // cache later (plan.ts); nothing here ever becomes SQL text.
@@ -40,12 +40,19 @@ export type Condition = {
 };
 export type Logic = { kind: 'logic'; op: 'and' | 'or'; negate: boolean; items: Filter[] };
 export type Filter = Condition | Logic;
-/** A column, or (with `embed`) a related table through a foreign key, named by `column`. */
+export const AGGREGATES = ['count', 'sum', 'avg', 'min', 'max'] as const;
+export type Aggregate = (typeof AGGREGATES)[number];
+/**
+ * A column; an aggregate of one (`total.sum()`, or `count()` over rows, whose column is `*`); or
+ * (with `embed`) a related table through a foreign key, named by `column`: `rel!fk!inner(…)`,
+ * spread into its parent with `...rel(…)`.
+ */
 export type SelectItem = {
   column: string;
   alias?: string;
   cast?: string;
-  embed?: { hint?: string; select: SelectItem[] };
+  aggregate?: Aggregate;
+  embed?: { hint?: string; join: 'left' | 'inner'; spread: boolean; select: SelectItem[] };
 };
 export type OrderTerm = { column: string; descending: boolean; nulls?: 'first' | 'last' };
 /** Filters, order and limit of an embedded resource, keyed by its path (`order_items`, `orders.contacts`). */
@@ -100,10 +107,6 @@ const CASTS = new Set([
   'jsonb',
 ]);
 
-/** PostgREST's code travels in `code` (postgrest-js reads it), ours in `error`. */
-export const parseError = (message: string, details: Record<string, unknown> = {}) =>
-  new AppError(400, 'validation_error', message, details, { code: 'PGRST100', hint: null });
-
 function columnRef(raw: string): string {
   const n = raw.trim();
   if (!COLUMN_REF.test(n)) throw parseError(`"${raw}" is not a valid column name or JSON path`);
@@ -151,15 +154,55 @@ export function splitTop(text: string, sep = ','): string[] {
 const unquote = (v: string) =>
   v.length >= 2 && v.startsWith('"') && v.endsWith('"') ? v.slice(1, -1).replace(/\\(.)/g, '$1') : v;
 
+/** `alias:rel!fk!inner(…)` or `...rel(…)`: an embedded resource and how it joins. */
+const EMBED = /^(\.\.\.)?(?:([A-Za-z_]\w*):)?([A-Za-z_]\w*)((?:![A-Za-z_]\w*)*)\((.*)\)$/s;
+/** `alias:column::cast.sum()::cast` or `count()`. */
+const AGGREGATE =
+  /^(?:([A-Za-z_]\w*):)?(?:([^:()]+?)(?:::(\w+))?\.)?(count|sum|avg|min|max)\(\)(?:::(\w+))?$/;
+
+function cast(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const base = raw.replace(/\[\]$/, '');
+  if (!CASTS.has(base)) throw parseError(`"${raw}" is not a cast this interface offers`);
+  return `${base}${raw.endsWith('[]') ? '[]' : ''}`;
+}
+
+function embedItem(m: RegExpExecArray): SelectItem {
+  const [, spread, alias, relation, marks = '', inner = ''] = m;
+  let join: 'left' | 'inner' = 'left';
+  let hint: string | undefined;
+  for (const mark of marks.split('!').slice(1)) {
+    if (mark === 'inner' || mark === 'left') join = mark;
+    else if (hint === undefined) hint = mark;
+    else throw parseError(`"${relation}" names two relationships: !${hint} and !${mark}`);
+  }
+  if (spread && alias) throw parseError(`"...${relation}" is spread into its parent and takes no alias`);
+  return {
+    column: relation as string,
+    alias,
+    embed: { hint, join, spread: Boolean(spread), select: parseSelect(inner) },
+  };
+}
+
 export function parseSelect(raw: string | undefined): SelectItem[] {
   if (raw === undefined || raw.trim() === '' || raw.trim() === '*') return [{ column: '*' }];
-  return splitTop(raw).map((part) => {
+  return splitTop(raw).map((part): SelectItem => {
     const item = part.trim();
     if (item === '*') return { column: '*' };
-    const embed = /^(?:([A-Za-z_]\w*):)?([A-Za-z_]\w*)(?:!([A-Za-z_]\w*))?\((.*)\)$/s.exec(item);
-    if (embed) {
-      const [, alias, relation, hint, inner] = embed;
-      return { column: relation as string, alias, embed: { hint, select: parseSelect(inner) } };
+    const embed = EMBED.exec(item);
+    if (embed) return embedItem(embed);
+    const agg = AGGREGATE.exec(item);
+    if (agg) {
+      const [, alias, column, inner, fn, outer] = agg;
+      if (column === undefined && fn !== 'count')
+        throw parseError(`"${fn}()" needs a column: column.${fn}()`);
+      return {
+        column: column === undefined ? '*' : columnRef(column),
+        alias: alias === undefined ? undefined : name(alias, 'alias'),
+        // A cast before the function applies to the column, after it to the result: the result's wins.
+        cast: cast(outer ?? inner),
+        aggregate: fn as Aggregate,
+      };
     }
     const casts = item.split('::');
     if (casts.length > 2) throw parseError(`"${item}" has more than one cast`);
@@ -167,14 +210,10 @@ export function parseSelect(raw: string | undefined): SelectItem[] {
     const names = head.split(/:(?!:)/);
     if (names.length > 2) throw parseError(`"${item}" has more than one alias`);
     const [alias, column] = names.length === 2 ? names : [undefined, head];
-    const base = rawCast?.replace(/\[\]$/, '');
-    if (rawCast !== undefined && !CASTS.has(base as string))
-      throw parseError(`"${rawCast}" is not a cast this interface offers`);
-    const cast = rawCast === undefined ? undefined : `${base}${rawCast.endsWith('[]') ? '[]' : ''}`;
     return {
       column: columnRef(column ?? ''),
       alias: alias === undefined ? undefined : name(alias, 'alias'),
-      cast,
+      cast: cast(rawCast),
     };
   });
 }

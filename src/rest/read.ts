@@ -1,55 +1,58 @@
-import type { Context } from 'hono';
-import { AppError } from '../platform/errors.ts';
+import type { Queryable } from '../platform/db/database.ts';
 import type { Services } from '../services.ts';
 import { explainDbError, fromFilters } from './db-errors.ts';
-import { parseRead } from './parse.ts';
+import { notSingle, rangeNotSatisfiable } from './errors.ts';
+import { readPlan, relationOf } from './plan.ts';
 import { contentRange, pageOf, readStatus } from './range.ts';
-import { preferences, relationOf, SINGLE, send } from './respond.ts';
-import { readSql } from './sql.ts';
+import type { ApiRequest } from './request.ts';
+import type { RestResponse } from './respond.ts';
+import { ESTIMATE_ABOVE, plannedCountSql, readSql } from './sql.ts';
 
-/** GET and HEAD on a table or view: one statement under the caller's claims, read-only. */
-export async function read(s: Services, c: Context, table: string) {
-  const rel = relationOf(s.schema, table);
-  const params = new URL(c.req.url).searchParams;
-  const q = parseRead(params);
-  const page = pageOf(q, c.req.header('range'));
-  const prefer = preferences(c.req.header('prefer'));
-  const counted = ['exact', 'planned', 'estimated'].includes(prefer.get('count') ?? '');
-  const sql = readSql(s.schema, rel, q, page, counted);
-  const [row] = await s.db
+type Page = { body: string; returned: number; total: number | null };
+
+/** The planner's estimate of the rows a plan counts: the top node's "Plan Rows". */
+async function planned(tx: Queryable, plan: ReturnType<typeof readPlan>): Promise<number> {
+  const sql = plannedCountSql(plan);
+  const [row] = await tx.query<{ 'QUERY PLAN': unknown }>(sql.text, sql.values);
+  const json = row?.['QUERY PLAN'];
+  const doc = (typeof json === 'string' ? JSON.parse(json) : json) as [{ Plan: { 'Plan Rows': number } }];
+  return Math.round(doc[0].Plan['Plan Rows']);
+}
+
+/**
+ * GET and HEAD on a table or view: the page (and a count when asked) in one statement under the
+ * caller's claims, read-only. `count=planned` adds the planner's estimate; `estimated` counts
+ * exactly up to ESTIMATE_ABOVE rows and takes the estimate past it, as PostgREST does.
+ */
+export async function read(s: Services, req: ApiRequest): Promise<RestResponse> {
+  const rel = relationOf(s.schema, req.table);
+  const page = pageOf(req.query, req.range);
+  const plan = readPlan(s.schema, rel, req.query, page, req.prefer.count, req.organization);
+  const sql = readSql(plan);
+  const { body, returned, total } = await s.db
     .asPrincipal(
-      c.get('principal'),
-      (tx) => tx.query<{ body: string; returned: number; total: number | null }>(sql.text, sql.values),
+      req.principal,
+      async (tx) => {
+        const [row] = await tx.query<Page>(sql.text, sql.values);
+        const result = row as Page;
+        const estimate =
+          req.prefer.count === 'planned' ||
+          (req.prefer.count === 'estimated' && (result.total ?? 0) > ESTIMATE_ABOVE);
+        // An estimate may be below the rows actually seen; the total never contradicts the page.
+        if (estimate) result.total = Math.max(await planned(tx, plan), page.offset + result.returned);
+        return result;
+      },
       { readOnly: true },
     )
     .catch((err) => {
-      throw explainDbError(err, rel, fromFilters(q.filters));
+      throw explainDbError(err, rel, fromFilters(req.query.filters, undefined, req.query.embedded));
     });
-  const { body, returned, total } = row as { body: string; returned: number; total: number | null };
-  c.header('Content-Range', contentRange(page.offset, returned, total));
-  if (c.req.header('accept')?.includes(SINGLE)) {
-    if (returned !== 1) {
-      throw new AppError(
-        406,
-        'not_acceptable',
-        `The result contains ${returned} rows; a single object needs exactly one`,
-        {},
-        { code: 'PGRST116', hint: null },
-      );
-    }
-    c.header('Content-Type', `${SINGLE}; charset=utf-8`);
-    return send(c, body.slice(1, -1), 200);
+  const headers = { 'Content-Range': contentRange(page.offset, returned, total) };
+  if (req.single) {
+    if (returned !== 1) throw notSingle(returned);
+    return { status: 200, body: body.slice(1, -1), headers, single: true };
   }
   const status = readStatus(page.offset, returned, total);
-  if (status === 416) {
-    throw new AppError(
-      416,
-      'range_not_satisfiable',
-      `The offset ${page.offset} is past the ${total} rows`,
-      {},
-      { code: 'PGRST103', hint: null },
-    );
-  }
-  c.header('Content-Type', 'application/json; charset=utf-8');
-  return send(c, body, status);
+  if (status === 416) throw rangeNotSatisfiable(`The offset ${page.offset} is past the ${total} rows`);
+  return { status, body, headers };
 }

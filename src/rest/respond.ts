@@ -1,53 +1,23 @@
 import type { Context } from 'hono';
 import { AppError, toAppError } from '../platform/errors.ts';
-import type { Relation, SchemaCache } from './schema-cache.ts';
+import { SINGLE } from './request.ts';
 
-export const SINGLE = 'application/vnd.pgrst.object+json';
-
-/** Prefer: header preferences, comma-joined as postgrest-js sends them. */
-export function preferences(header: string | undefined): Map<string, string> {
-  const prefs = new Map<string, string>();
-  for (const part of (header ?? '').split(',')) {
-    const [k, v] = part.trim().split('=');
-    if (k) prefs.set(k, v ?? '');
-  }
-  return prefs;
-}
-
-/**
- * The preferences this interface honours, with the values it understands. PostgREST's others
- * (timezone, tx, max-affected, params) are not honoured here, so strict handling refuses them.
- */
-const HONOURED: Record<string, readonly string[]> = {
-  handling: ['strict', 'lenient'],
-  return: ['minimal', 'headers-only', 'representation'],
-  count: ['exact', 'planned', 'estimated'],
-  resolution: ['merge-duplicates', 'ignore-duplicates'],
-  missing: ['default', 'null'],
+/** A /rest/v1 answer as plain data: the last stage renders it (`send`). */
+export type RestResponse = {
+  status: 200 | 201 | 204 | 206;
+  /** JSON text built by Postgres, or null for no body. */
+  body: string | null;
+  headers: Record<string, string>;
+  /** The body is one object (Accept: application/vnd.pgrst.object+json). */
+  single?: boolean;
 };
 
-/**
- * `Prefer: handling=strict` refuses what would otherwise be ignored (PostgREST's PGRST122);
- * lenient, the default, ignores unknown and unfulfillable preferences.
- */
-export function assertPreferences(header: string | undefined): void {
-  const prefs = preferences(header);
-  if (prefs.get('handling') !== 'strict') return;
-  const invalid = (header ?? '')
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => {
-      const [k = '', v = ''] = part.split('=');
-      return part !== '' && !(Object.hasOwn(HONOURED, k) && HONOURED[k]?.includes(v));
-    });
-  if (invalid.length === 0) return;
-  throw new AppError(
-    400,
-    'validation_error',
-    'Invalid preferences given with handling=strict',
-    { invalid_preferences: invalid },
-    { code: 'PGRST122', hint: null },
-  );
+/** The last stage: headers, content type, and no body for HEAD, 204 or a write's minimal return. */
+export function send(c: Context, r: RestResponse): Response {
+  for (const [k, v] of Object.entries(r.headers)) c.header(k, v);
+  if (r.status === 204 || r.body === null) return c.body(null, r.status);
+  c.header('Content-Type', `${r.single ? SINGLE : 'application/json'}; charset=utf-8`);
+  return c.req.method === 'HEAD' ? c.body(null, r.status) : c.body(r.body, r.status);
 }
 
 /**
@@ -82,27 +52,4 @@ function signInFirst(e: AppError): AppError {
     { hint: null, code: '42501' },
     { ...e.headers, 'WWW-Authenticate': 'Bearer' },
   );
-}
-
-/** The relation a path names, from the schema cache only. */
-export function relationOf(schema: SchemaCache, table: string): Relation {
-  const rel = schema.get(table);
-  if (!rel) {
-    throw new AppError(
-      404,
-      'not_found',
-      `No table or view "${table}" in the exposed schema`,
-      {},
-      { code: '42P01', hint: null },
-    );
-  }
-  return rel;
-}
-
-/** HEAD (and a write asked for no representation) answers with headers and no body. */
-export function send(c: Context, text: string | null, status: 200 | 201 | 206): Response;
-export function send(c: Context, text: null, status: 204): Response;
-export function send(c: Context, text: string | null, status: 200 | 201 | 204 | 206): Response {
-  if (status === 204 || text === null || c.req.method === 'HEAD') return c.body(null, status as 200);
-  return c.body(text, status);
 }

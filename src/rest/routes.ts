@@ -5,8 +5,10 @@ import { newRouter } from '../platform/http/openapi.ts';
 import { assertOrganization } from '../platform/http/require-organization.ts';
 import type { Services } from '../services.ts';
 import { restOpenApi } from './openapi.ts';
+import { parsePrefer } from './prefer.ts';
 import { read } from './read.ts';
-import { assertPreferences, restError } from './respond.ts';
+import { apiRequest, jsonBody } from './request.ts';
+import { type RestResponse, restError, send } from './respond.ts';
 import { rpc } from './rpc.ts';
 import { insert, remove, update } from './write.ts';
 
@@ -21,13 +23,13 @@ function actsInOrganization(s: Services, method: string, table: string): boolean
 }
 
 /**
- * Runs a /rest/v1 handler after the Prefer check; errors are shaped for PostgREST clients here,
- * answered (and a 5xx logged by its cause) by the app's one error handler.
+ * A /rest/v1 request through its stages: read into an ApiRequest, planned and run by read.ts or
+ * write.ts, rendered by `send`. Errors are shaped for PostgREST clients here and answered (a 5xx
+ * logged by its cause) by the app's one error handler.
  */
-async function shaped(c: Context, handle: () => Promise<Response>): Promise<Response> {
+async function shaped(c: Context, handle: () => Promise<RestResponse>): Promise<Response> {
   try {
-    assertPreferences(c.req.header('prefer'));
-    return await handle();
+    return send(c, await handle());
   } catch (err) {
     throw Object.assign(restError(err, c.get('principal').kind === 'anon'), { cause: err });
   }
@@ -40,12 +42,21 @@ export function restRoutes(s: Services) {
   const describe = (c: Context) => c.json(restOpenApi(s.schema, s.publicUrl), 200);
   app.get('/', describe);
   // Before /:table: `rpc/<name>` is a function call, and no function is exposed.
-  app.on(['GET', 'HEAD', 'POST'], '/rpc/:name', (c) => shaped(c, () => rpc(c, c.req.param('name'))));
-  const handlers = { GET: read, HEAD: read, POST: insert, PATCH: update, DELETE: remove } as const;
-  app.on(Object.keys(handlers), '/:table', (c) =>
+  app.on(['GET', 'HEAD', 'POST'], '/rpc/:name', (c) =>
     shaped(c, () => {
-      if (actsInOrganization(s, c.req.method, c.req.param('table'))) assertOrganization(c.get('principal'));
-      return handlers[c.req.method as keyof typeof handlers](s, c, c.req.param('table'));
+      parsePrefer(c.req.header('prefer'));
+      return rpc(c, c.req.param('name'));
+    }),
+  );
+  app.on(['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'], '/:table', (c) =>
+    shaped(c, () => {
+      const req = apiRequest(c, c.req.param('table'));
+      if (actsInOrganization(s, req.method, req.table)) assertOrganization(req.principal);
+      const body = () => jsonBody(c);
+      if (req.method === 'POST') return insert(s, req, body);
+      if (req.method === 'PATCH') return update(s, req, body);
+      if (req.method === 'DELETE') return remove(s, req);
+      return read(s, req);
     }),
   );
   return app;

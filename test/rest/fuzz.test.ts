@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/platform/errors.ts';
 import { parseRead } from '../../src/rest/parse.ts';
+import { readPlan } from '../../src/rest/plan.ts';
 import { readSql } from '../../src/rest/sql.ts';
 import { signUp } from '../helpers/http.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -85,7 +86,8 @@ describe('the REST grammar under random input', () => {
       fc.property(query, (pairs) => {
         const params = new URLSearchParams(pairs);
         try {
-          const sql = readSql(schema, rel, parseRead(params), { limit: 25, offset: 0 }, true);
+          const plan = readPlan(schema, rel, parseRead(params), { limit: 25, offset: 0 }, 'exact', null);
+          const sql = readSql(plan);
           expect(sql.text).not.toContain(MARK);
           expect((sql.text.match(/\$\d+/g) ?? []).length).toBeGreaterThanOrEqual(sql.values.length);
         } catch (err) {

@@ -1,0 +1,59 @@
+import type { Context } from 'hono';
+import { claimedOrganization, type Principal } from '../platform/db/database.ts';
+import { MAX_JSON_DEPTH, tooDeep } from '../platform/http/json-depth.ts';
+import { badBody } from './errors.ts';
+import { parseRead, type ReadQuery } from './parse.ts';
+import { type Prefer, parsePrefer } from './prefer.ts';
+
+// The first stage: an HTTP request read once into a typed value. Only this module and
+// respond.ts know Hono; the stages between them take and give plain data.
+
+export const SINGLE = 'application/vnd.pgrst.object+json';
+
+export type ApiRequest = {
+  method: 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'DELETE';
+  table: string;
+  principal: Principal;
+  /** The organization the caller's token names (null for anon, the service role, or none yet). */
+  organization: string | null;
+  query: ReadQuery;
+  /** `columns` and `on_conflict`, which only writes read. */
+  columns: string | null;
+  onConflict: string | null;
+  prefer: Prefer;
+  /** Accept: application/vnd.pgrst.object+json — one object, not an array. */
+  single: boolean;
+  range: string | undefined;
+};
+
+export function apiRequest(c: Context, table: string): ApiRequest {
+  const params = new URL(c.req.url).searchParams;
+  const principal = c.get('principal') as Principal;
+  return {
+    method: c.req.method as ApiRequest['method'],
+    table,
+    principal,
+    organization: claimedOrganization(principal),
+    query: parseRead(params),
+    columns: params.get('columns'),
+    onConflict: params.get('on_conflict'),
+    prefer: parsePrefer(c.req.header('prefer')),
+    single: c.req.header('accept')?.includes(SINGLE) ?? false,
+    range: c.req.header('range'),
+  };
+}
+
+/** A write's JSON body, refused before any SQL when it is not JSON or nests absurdly deep. */
+export async function jsonBody(c: Context): Promise<unknown> {
+  let body: unknown;
+  try {
+    body = await c.req.json();
+  } catch {
+    throw badBody('The body is not valid JSON');
+  }
+  const deep = tooDeep(body);
+  if (deep !== null) {
+    throw badBody(`The body nests JSON more than ${MAX_JSON_DEPTH} levels deep (at ${deep || 'the top'})`);
+  }
+  return body;
+}
