@@ -180,7 +180,8 @@ function embedItem(m: RegExpExecArray): SelectItem {
   return {
     column: relation as string,
     alias,
-    embed: { hint, join, spread: Boolean(spread), select: parseSelect(inner) },
+    // `rel!inner()`: filter by the relation without returning any of it.
+    embed: { hint, join, spread: Boolean(spread), select: inner.trim() === '' ? [] : parseSelect(inner) },
   };
 }
 
@@ -189,8 +190,7 @@ export function parseSelect(raw: string | undefined): SelectItem[] {
   return splitTop(raw).map((part): SelectItem => {
     const item = part.trim();
     if (item === '*') return { column: '*' };
-    const embed = EMBED.exec(item);
-    if (embed) return embedItem(embed);
+    // Before embeds: `count()` is the aggregate, not an embedded `count` with no columns.
     const agg = AGGREGATE.exec(item);
     if (agg) {
       const [, alias, column, inner, fn, outer] = agg;
@@ -204,6 +204,8 @@ export function parseSelect(raw: string | undefined): SelectItem[] {
         aggregate: fn as Aggregate,
       };
     }
+    const embed = EMBED.exec(item);
+    if (embed) return embedItem(embed);
     const casts = item.split('::');
     if (casts.length > 2) throw parseError(`"${item}" has more than one cast`);
     const [head = '', rawCast] = casts;

@@ -148,8 +148,11 @@ function fieldSql(n: NodePlan, f: Field, i: number, p: Params): string {
   return `${pathSql(f.ref, t, p)}${f.cast ? `::${f.cast}` : ''} as ${ident(f.alias)}`;
 }
 
+/** `rel!inner()` filters by a relation and returns nothing of it. */
+const shown = (f: Field) => f.kind !== 'embed' || f.spread || f.node.fields.length > 0;
+
 const fieldsSql = (n: NodePlan, p: Params) =>
-  n.fields.map((f, i) => fieldSql(n, f, i, p)).join(', ') || 'null';
+  n.fields.flatMap((f, i) => (shown(f) ? [fieldSql(n, f, i, p)] : [])).join(', ') || 'null';
 
 const whereSql = (conds: string[]) => (conds.length ? ` where ${conds.join(' and ')}` : '');
 
