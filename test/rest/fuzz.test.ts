@@ -50,6 +50,15 @@ const pieces = [
   '(',
   'null',
   'true',
+  // the select grammar: embeds with hints and joins, spreads, aggregates
+  '...',
+  'orders(',
+  'orders!inner(',
+  '!left',
+  'count()',
+  '.sum()',
+  '.avg()',
+  'contacts.',
 ];
 const names = [
   'first_name',
@@ -65,6 +74,8 @@ const names = [
   'and',
   'nope',
   'x;drop',
+  'orders.status',
+  'orders',
 ];
 const junk = fc
   .array(fc.oneof(fc.constantFrom(...pieces), fc.string({ maxLength: 6 })), { maxLength: 6 })
