@@ -1,3 +1,4 @@
+import { DEFAULT_PAGE, MAX_PAGE } from './range.ts';
 import type { SchemaCache } from './schema-cache.ts';
 
 const JSON_TYPES: [RegExp, string][] = [
@@ -9,6 +10,44 @@ const JSON_TYPES: [RegExp, string][] = [
 ];
 
 const jsonType = (pgType: string) => JSON_TYPES.find(([re]) => re.test(pgType))?.[1] ?? 'string';
+
+/** The read parameters, with the page size said where a client reads it (a short page is not the end). */
+const READ_PARAMETERS = [
+  {
+    name: 'select',
+    in: 'query',
+    type: 'string',
+    description: 'Columns, embeds (`rel!inner(…)`, `...rel(…)`) and aggregates (`count()`, `col.sum()`)',
+  },
+  {
+    name: 'order',
+    in: 'query',
+    type: 'string',
+    description: '`column.asc|desc[.nullsfirst|nullslast]`, comma-separated',
+  },
+  {
+    name: 'limit',
+    in: 'query',
+    type: 'integer',
+    minimum: 0,
+    default: DEFAULT_PAGE,
+    maximum: MAX_PAGE,
+    description: `Rows per page: ${DEFAULT_PAGE} by default, at most ${MAX_PAGE}; a larger limit answers ${MAX_PAGE} rows, and Content-Range tells which`,
+  },
+  { name: 'offset', in: 'query', type: 'integer', minimum: 0, default: 0 },
+  {
+    name: 'Range',
+    in: 'header',
+    type: 'string',
+    description: '`first-last`, instead of limit and offset (same maximum)',
+  },
+  {
+    name: 'Prefer',
+    in: 'header',
+    type: 'string',
+    description: '`count=exact|planned|estimated`, `handling=strict|lenient`',
+  },
+];
 
 /**
  * The description PostgREST serves at its root (Swagger 2.0): one path per exposed table or view
@@ -25,8 +64,11 @@ export function restOpenApi(schema: SchemaCache, publicUrl: string) {
     paths[`/${rel.name}`] = {
       get: {
         tags: [rel.name],
-        parameters: [{ name: 'select', in: 'query', type: 'string' }],
-        responses: { 200: ok, 206: ok },
+        parameters: READ_PARAMETERS,
+        responses: {
+          200: ok,
+          206: { ...ok, description: 'Part of a counted result (Content-Range: first-last/total)' },
+        },
       },
       post: { tags: [rel.name], responses: { 201: { description: 'Created' } } },
       patch: { tags: [rel.name], responses: { 200: ok, 204: { description: 'No Content' } } },
@@ -47,6 +89,13 @@ export function restOpenApi(schema: SchemaCache, publicUrl: string) {
       ),
     };
   }
+  // No function is exposed: every call answers 404 PGRST202, described so clients are not left guessing.
+  const none = { description: 'No function is exposed: always 404, code PGRST202' };
+  paths['/rpc/{name}'] = {
+    parameters: [{ name: 'name', in: 'path', type: 'string', required: true }],
+    get: { tags: ['rpc'], responses: { 404: none } },
+    post: { tags: ['rpc'], responses: { 404: none } },
+  };
   return {
     swagger: '2.0',
     info: {

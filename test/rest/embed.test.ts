@@ -157,6 +157,18 @@ describe('embedding with join hints', () => {
   });
 });
 
+describe('errors inside an embedded resource', () => {
+  it('a value the column cannot hold names the embedded column and its type', async () => {
+    const r = await rest(owner.access_token)
+      .from('orders')
+      .select('order_number, order_items!inner(quantity)')
+      .eq('order_items.quantity', 'lots');
+    expect(r.status).toBe(400);
+    expect(r.error?.code).toBe('22P02');
+    expect(r.error?.message).toMatch(/^Column "order_items\.quantity": invalid input syntax for type integer: "lots"/);
+  });
+});
+
 describe('spread embeds', () => {
   it('...contacts(first_name) puts the customer’s columns beside the order’s, null where there is none', async () => {
     const { data, error } = await rest(owner.access_token)

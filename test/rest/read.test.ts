@@ -324,6 +324,10 @@ describe('the REST description', () => {
     expect(Object.keys(doc.paths)).not.toContain('/users');
     expect(doc.definitions.contacts?.properties.first_name).toEqual({ type: 'string', format: 'text' });
     expect(doc.definitions.agent_api_keys?.properties).not.toHaveProperty('key_hash');
+    // The page size is said where a client looks, so a 100-row page is not taken for the end.
+    const get = (doc.paths['/contacts'] as { get: { parameters: { name: string; maximum?: number }[] } }).get;
+    expect(get.parameters.find((p) => p.name === 'limit')).toMatchObject({ maximum: 100, default: 25 });
+    expect(doc.paths).toHaveProperty(['/rpc/{name}', 'post', 'responses', '404']);
     expect((await fetch(`${svc.url}/rest/v1/`)).status).toBe(401);
   });
 });
