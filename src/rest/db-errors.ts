@@ -7,6 +7,7 @@ import {
   toAppError,
   typeHint,
 } from '../platform/errors.ts';
+import { noUniqueKey } from './errors.ts';
 import type { Filter } from './parse.ts';
 import type { Relation } from './schema-cache.ts';
 
@@ -107,22 +108,5 @@ function withIssue(e: AppError, pg: PgError, column: string, message: string, hi
  */
 export function assertUniqueKey(rel: Relation, target: string[]): void {
   const same = (cols: string[]) => cols.length === target.length && cols.every((c) => target.includes(c));
-  if (rel.uniques.some((u) => same(u.columns))) return;
-  const keys = rel.uniques.map((u) => `(${u.columns.join(', ')})`);
-  const containing = rel.uniques.find((u) => target.every((c) => u.columns.includes(c)));
-  throw new AppError(
-    400,
-    'validation_error',
-    `No unique key of "${rel.name}" is (${target.join(', ')}): on_conflict must name all the columns of one of ${keys.join(', ') || 'its unique keys (it has none)'}`,
-    {
-      issues: [{ path: 'on_conflict', message: `no unique key is (${target.join(', ')})` }],
-      unique_keys: rel.uniques.map((u) => ({ name: u.name, columns: u.columns })),
-    },
-    {
-      code: '42P10',
-      hint: containing
-        ? `Use on_conflict=${containing.columns.join(',')}`
-        : `Use on_conflict with the columns of one of ${keys.join(', ')}`,
-    },
-  );
+  if (!rel.uniques.some((u) => same(u.columns))) throw noUniqueKey(rel, target);
 }

@@ -151,3 +151,23 @@ export const filterRequired = (verb: 'UPDATE' | 'DELETE') =>
     issue('', 'no filter'),
     'Filter by id, e.g. ?id=eq.<uuid>',
   );
+
+/** 42P10: on_conflict names no unique key; the answer lists the keys there are. */
+export function noUniqueKey(rel: Relation, target: string[]) {
+  const keys = rel.uniques.map((u) => `(${u.columns.join(', ')})`);
+  const containing = rel.uniques.find((u) => target.every((c) => u.columns.includes(c)));
+  const wanted = `(${target.join(', ')})`;
+  return rest(
+    400,
+    'validation_error',
+    '42P10',
+    `No unique key of "${rel.name}" is ${wanted}: on_conflict must name all the columns of one of ${keys.join(', ') || 'its unique keys (it has none)'}`,
+    {
+      issues: [{ path: 'on_conflict', message: `no unique key is ${wanted}` }],
+      unique_keys: rel.uniques.map((u) => ({ name: u.name, columns: u.columns })),
+    },
+    containing
+      ? `Use on_conflict=${containing.columns.join(',')}`
+      : `Use on_conflict with the columns of one of ${keys.join(', ')}`,
+  );
+}

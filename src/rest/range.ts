@@ -1,4 +1,4 @@
-import { AppError } from '../platform/errors.ts';
+import { rangeNotSatisfiable } from './errors.ts';
 
 export const DEFAULT_PAGE = 25;
 export const MAX_PAGE = 100;
@@ -15,14 +15,7 @@ export function pageOf(q: { limit?: number; offset?: number }, rangeHeader: stri
     offset = Number(range[1]);
     if (range[2] !== '') {
       const last = Number(range[2]);
-      if (last < offset)
-        throw new AppError(
-          416,
-          'range_not_satisfiable',
-          'The Range header ends before it starts',
-          {},
-          { code: 'PGRST103', hint: null },
-        );
+      if (last < offset) throw rangeNotSatisfiable('The Range header ends before it starts');
       limit = last - offset + 1;
     }
   }

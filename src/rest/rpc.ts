@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { AppError } from '../platform/errors.ts';
+import { functionNotFound } from './errors.ts';
 
 /** Query parameters PostgREST reads as shaping the result, never as a function's arguments. */
 const NOT_ARGUMENTS = new Set([
@@ -38,5 +38,5 @@ export async function rpc(c: Context, name: string): Promise<never> {
     : `Could not find the function ${fn} without parameters in the schema cache`;
   const searched = args.length ? ` with parameters ${args.join(', ')}` : ' without parameters';
   const details = `Searched for the function ${fn}${searched}${post ? ' or with a single unnamed json/jsonb parameter' : ''}, but no matches were found in the schema cache.`;
-  throw new AppError(404, 'not_found', message, { searched: details }, { code: 'PGRST202', hint: null });
+  throw functionNotFound(message, details);
 }
