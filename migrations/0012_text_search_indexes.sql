@@ -3,8 +3,8 @@
 -- with a leading wildcard; a trigram GIN index can, for patterns of 3 characters or more.
 --
 -- What they serve, measured at 100,000 contacts in one tenant (docs/performance.md, "Big tenants"):
--- * Reads that bypass row-level security (service_role): a rare match goes from a scan of the
---   tenant (≈ 60–80 ms) to a bitmap scan of the index (≈ 0.05–0.9 ms).
+-- * Reads that bypass row-level security (service_role): a page of matches goes from a scan of
+--   the tenant (≈ 100–150 ms of execution) to a bitmap scan of the index (≈ 0.04–1 ms).
 -- * Not yet the tenant's own requests: under RLS the planner may use a clause as an index
 --   condition only if it is leakproof or the policy's quals come first, and `~~*` (texticlike) is not
 --   leakproof, so it stays a filter after the policy's tenant scan. Marking it leakproof needs a
