@@ -4,13 +4,14 @@
 --
 -- What they serve, measured at 100,000 contacts in one tenant (docs/performance.md, "Big tenants"):
 -- * Reads that bypass row-level security (service_role): a page of matches goes from a scan of
---   the tenant (≈ 100–150 ms of execution) to a bitmap scan of the index (≈ 0.04–1 ms).
--- * Not yet the tenant's own requests: under RLS the planner may use a clause as an index
---   condition only if it is leakproof or the policy's quals come first, and `~~*` (texticlike) is not
---   leakproof, so it stays a filter after the policy's tenant scan. Marking it leakproof needs a
---   superuser and is not safe (it raises on a bad escape in the pattern, and the pattern may be a
---   hidden row's column). A tenant search that uses these indexes has to take the candidate rows
---   from a security-definer query and let RLS recheck them; see docs/data-model.md.
+--   the tenant (≈ 80–150 ms of execution) to a bitmap scan of the index (≈ 0.04–1 ms).
+-- * Not yet the tenant's own requests: under RLS the policy's quals must run before any clause
+--   that is not leakproof, so the planner may not make such a clause an index condition, and
+--   `~~*` (texticlike) is not leakproof: it stays a filter after the policy's tenant scan. Marking it leakproof needs a
+--   superuser and is not safe: a pattern ending in the escape character raises only when a row
+--   matches up to it, so the error would reveal other tenants' rows. A tenant search that uses
+--   these indexes has to pick candidate rows where RLS does not apply and let RLS recheck them;
+--   see docs/data-model.md.
 --
 -- Orders (order_number, customer_name, customer_email) and inventory items (name, sku) are not
 -- indexed: nothing measured them at 100,000 rows yet, and each GIN index costs every write.
