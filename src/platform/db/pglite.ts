@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import {
   type Connection,
   claimsParams,
@@ -38,7 +39,9 @@ export async function openPglite(
   template?: Blob,
 ): Promise<Database & { snapshot(): Promise<Blob> }> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create({ dataDir, loadDataDir: template, serializers });
+  // Extensions the migrations create must be bundled at open: PGlite cannot load one later from
+  // disk the way a PostgreSQL server loads its contrib package (0012 creates pg_trgm).
+  const db = await PGlite.create({ dataDir, loadDataDir: template, serializers, extensions: { pg_trgm } });
   let lockQueue: Promise<unknown> = Promise.resolve();
 
   function inTransaction<T>(prelude: [string, unknown[]] | null, fn: (tx: Queryable) => Promise<T>) {

@@ -1,0 +1,61 @@
+// The big tenant of bench/scale.ts: an owner signed up over HTTP (so the bench holds a real access
+// token), 100,000 contacts in their organization and 100,000 more spread over ten others.
+import { randomBytes } from 'node:crypto';
+import type { RunningService } from '../src/main.ts';
+import type { Principal } from '../src/platform/db/database.ts';
+
+export const TENANT_ROWS = 100_000;
+export const OTHER_TENANTS = 10;
+
+export type BigTenant = { org: string; accessToken: string; principal: Principal };
+
+export async function seedBigTenant(svc: RunningService): Promise<BigTenant> {
+  const { db, keys, tokens } = svc.services;
+  const signup = await fetch(`${svc.url}/auth/v1/signup`, {
+    method: 'POST',
+    headers: { apikey: keys.anonKey, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      email: `scale-${randomBytes(4).toString('hex')}@example.test`,
+      password: 'password-8',
+      data: { organization_name: 'Scale' },
+    }),
+  });
+  if (signup.status !== 200) throw new Error(`signup: ${signup.status} ${await signup.text()}`);
+  const { access_token: accessToken } = (await signup.json()) as { access_token: string };
+  const claims = await tokens.verify(accessToken);
+  const org = (claims.app_metadata as { organization_id: string }).organization_id;
+  // No daily quota in the way of a few thousand requests.
+  await db.query("update organizations set plan = 'scale' where id = $1", [org]);
+  await db.query("update plans set api_calls_per_day = null where slug = 'scale'");
+  const others = await db.query<{ id: string }>(
+    `insert into public.organizations (name, plan) select 'Scale ' || g, 'scale' from generate_series(1, $1::int) g
+     returning id`,
+    [OTHER_TENANTS],
+  );
+  // One statement per tenant, so its rows share created_at (now()): every page boundary is a tie
+  // broken by id, the case the order and the cursor must agree on.
+  const contacts = `insert into public.contacts (organization_id, first_name, last_name, email, tags)
+    select $1, 'First ' || g, 'Last ' || g, 'c' || g || '-' || $3 || '@example.test',
+           case when g % 50 = 0 then array['vip'] else '{}' end
+      from generate_series(1, $2::int) g`;
+  // The largest plan allows 50,000 contacts: a scratch database lifts the ceiling for the seed.
+  await db.query('alter table public.contacts disable trigger contacts_plan_ceiling');
+  await db.query(contacts, [org, TENANT_ROWS, 'a']);
+  for (const other of others) await db.query(contacts, [other.id, TENANT_ROWS / OTHER_TENANTS, other.id]);
+  await db.query('alter table public.contacts enable trigger contacts_plan_ceiling');
+  // Vacuum as autovacuum would by the time anyone searches: it also moves the rows from GIN's
+  // pending list (fastupdate) into the trigram indexes, which a plain analyze does not.
+  await db.query('vacuum analyze');
+  return { org, accessToken, principal: { kind: 'user', userId: claims.sub as string, claims } };
+}
+
+/** The tenant's row at `offset` in newest-first order, as a cursor a client would hold. */
+export async function rowAt(svc: RunningService, org: string, offset: number) {
+  const [row] = await svc.services.db.query<{ created_at: string; id: string }>(
+    `select to_json(created_at) #>> '{}' as created_at, id from public.contacts
+      where organization_id = $1 order by created_at desc, id desc offset $2 limit 1`,
+    [org, offset],
+  );
+  if (!row) throw new Error(`no row at offset ${offset}`);
+  return row;
+}

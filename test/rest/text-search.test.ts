@@ -1,0 +1,114 @@
+import { PostgrestClient } from '@supabase/postgrest-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listContacts } from '../../src/domain/contacts.ts';
+import { type Principal, SERVICE } from '../../src/platform/db/database.ts';
+import { orgOf, type Session, signUp } from '../helpers/http.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+
+// Substring searches on contacts go through the trigram indexes of 0012 wherever the planner may
+// use them (the service role), and through the tenant's own scan under RLS: both must answer the
+// same rows — case-insensitively, and with `%` and `_` in a domain search taken literally.
+
+let svc: TestService;
+let owner: Session;
+let ownerPrincipal: Principal;
+
+const PEOPLE = [
+  { first_name: 'Grace', last_name: 'Hopper', email: 'grace@navy.example', company: 'US Navy' },
+  { first_name: 'ADA', last_name: 'Lovelace', email: 'ada@engine.example', company: '100% Analytical' },
+  { first_name: 'Adam', last_name: 'Smith', email: 'adam_smith@market.example', company: 'Wealth_of' },
+  { first_name: 'Linus', last_name: 'Adair', email: 'linus@kernel.example', company: '100 Analytical' },
+];
+
+beforeAll(async () => {
+  svc = await startTestService();
+  owner = await signUp(svc, 'Search Ltd');
+  const stranger = await signUp(svc, 'Other Search Ltd');
+  for (const [org, rows] of [
+    [orgOf(owner), PEOPLE],
+    [orgOf(stranger), [{ first_name: 'Adaline', last_name: 'Theirs', email: 'ada@theirs.example' }]],
+  ] as const) {
+    await svc.services.db.asPrincipal(SERVICE, (tx) =>
+      tx.query(
+        `insert into contacts (organization_id, first_name, last_name, email, company)
+         select $1, r.first_name, r.last_name, r.email, r.company
+           from jsonb_to_recordset($2::jsonb) as r(first_name text, last_name text, email text, company text)`,
+        [org, JSON.stringify(rows)],
+      ),
+    );
+  }
+  const claims = await svc.services.tokens.verify(owner.access_token);
+  ownerPrincipal = { kind: 'user', userId: owner.user.id, claims };
+});
+afterAll(() => svc?.stop());
+
+const client = (token: string) =>
+  new PostgrestClient(`${svc.url}/rest/v1`, {
+    headers: { apikey: svc.anonKey, Authorization: `Bearer ${token}` },
+  });
+
+const sorted = (rows: { first_name: string }[] | null) => (rows ?? []).map((r) => r.first_name).sort();
+
+describe('ilike over /rest/v1', () => {
+  it("finds the tenant's rows whatever their case, and never another tenant's", async () => {
+    const { data, error } = await client(owner.access_token)
+      .from('contacts')
+      .select('first_name')
+      .ilike('first_name', '*ada*');
+    expect(error).toBeNull();
+    expect(sorted(data)).toEqual(['ADA', 'Adam']);
+  });
+
+  it('searches emails and names together with or=()', async () => {
+    const { data } = await client(owner.access_token)
+      .from('contacts')
+      .select('first_name')
+      .or('first_name.ilike.*DAI*,last_name.ilike.*dai*,email.ilike.*NAVY*');
+    expect(sorted(data)).toEqual(['Grace', 'Linus']);
+  });
+
+  it('answers the service role the same rows through the index', async () => {
+    const { data } = await client(svc.serviceRoleKey)
+      .from('contacts')
+      .select('first_name')
+      .eq('organization_id', orgOf(owner))
+      .ilike('email', '*AdA*');
+    expect(sorted(data)).toEqual(['ADA', 'Adam']);
+  });
+});
+
+describe('the domain name and email filters', () => {
+  const names = async (filter: { name?: string; email?: string }) =>
+    (await listContacts({ db: svc.services.db }, ownerPrincipal, { limit: 25, ...filter })).contacts
+      .map((c) => c.first_name)
+      .sort();
+
+  it('match first and last name together, and the company, case-insensitively', async () => {
+    expect(await names({ name: 'ada lovelace' })).toEqual(['ADA']);
+    expect(await names({ name: 'ANALYTICAL' })).toEqual(['ADA', 'Linus']);
+  });
+
+  it('take % and _ literally', async () => {
+    expect(await names({ name: '100%' })).toEqual(['ADA']);
+    // As wildcards, these would also find "US Navy" and "ada@…".
+    expect(await names({ name: 's_n' })).toEqual([]);
+    expect(await names({ email: 'ADAM_' })).toEqual(['Adam']);
+    expect(await names({ email: 'm_s' })).toEqual(['Adam']);
+    expect(await names({ email: 'a_a' })).toEqual([]);
+  });
+});
+
+describe('the trigram indexes', () => {
+  // Not a timing: whether the planner can serve a leading-wildcard pattern from an index at all.
+  it('serve a leading-wildcard ilike where row-level security does not stand in the way', async () => {
+    const plan = await svc.services.db.asPrincipal(SERVICE, async (tx) => {
+      await tx.query('set local enable_seqscan = off');
+      return tx.query<{ 'QUERY PLAN': string }>(
+        `explain select id from contacts where first_name ilike '%race%' or email ilike '%race%'`,
+      );
+    });
+    const text = plan.map((r) => r['QUERY PLAN']).join('\n');
+    expect(text).toContain('contacts_first_name_trgm_idx');
+    expect(text).toContain('contacts_email_trgm_idx');
+  });
+});
