@@ -54,14 +54,14 @@ export function invitations(s: Services) {
     .openapi(list, async (c) => {
       const principal = requireUser(c.get('principal'));
       const page = c.req.valid('query');
-      const { invitations: rows, total } = await myInvitations(s.db, principal, pageWindow(page));
+      const { invitations: rows, total } = await myInvitations(s, principal, pageWindow(page));
       const data = rows.map((i) => ({ ...i, expires_at: iso(i.expires_at), created_at: iso(i.created_at) }));
       return c.json(listEnvelope(data, page, total), 200);
     })
     .openapi(answer, async (c) => {
       const principal = requireUser(c.get('principal'));
       const { invitation_id, action, token } = c.req.valid('json');
-      const accepted = await answerInvitation(s.db, principal, {
+      const accepted = await answerInvitation(s, principal, {
         invitationId: invitation_id,
         token: token ?? '',
         action,
