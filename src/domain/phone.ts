@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { validationError } from '../platform/errors.ts';
+import { invalidField } from '../platform/errors.ts';
 import { PHONE_INPUT_MAX } from './input-limits.ts';
 
 // Phone numbers are stored in E.164 (contacts.phone's CHECK, migrations/0005); people type them
@@ -17,7 +17,7 @@ function e164(raw: string): string | null {
 
 export function normalizePhone(raw: string, path = 'phone'): string {
   const p = e164(raw);
-  if (p === null) throw validationError([{ path, message: PHONE_HINT }], 'The phone number is not valid');
+  if (p === null) throw invalidField(path, PHONE_HINT, 'The phone number is not valid');
   return p;
 }
 

@@ -1,26 +1,15 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import {
-  type Invitation,
-  invitationMail,
-  invite,
-  roster,
-  withdrawInvitation,
-} from '../domain/invitations.ts';
+import { invitationMail, invite, roster, withdrawInvitation } from '../domain/invitations.ts';
 import { type Member, removeMember } from '../domain/organizations.ts';
 import { requireUser } from '../platform/http/authenticate.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import { hitEach } from '../platform/rate-limit.ts';
 import type { Services } from '../services.ts';
 import { listEnvelope, listSchema, PageQuery, pageWindow } from './list-envelope.ts';
-import { InvitationSchema, iso, MemberSchema } from './schemas.ts';
+import { InvitationSchema, invitationJson, iso, MemberSchema } from './schemas.ts';
 
 const path = '/organization-members';
 const memberJson = (m: Member) => ({ ...m, created_at: iso(m.created_at) });
-const invitationJson = (i: Invitation) => ({
-  ...i,
-  expires_at: iso(i.expires_at),
-  created_at: iso(i.created_at),
-});
 
 const list = createRoute({
   method: 'get',
