@@ -61,14 +61,17 @@ export const updateContactTool = defineTool({
   description:
     'Change fields of one contact; fields left out stay, clear lists fields to empty. tags replaces all tags, add_tags/remove_tags edit them. Returns {contact}.',
   scope: 'write',
-  input: ContactChanges.extend({
-    contact_id: contactId,
-    // null also clears, as before `clear` existed; tools/list offers only the plain type.
-    clear: z.array(z.enum(CLEARABLE)).max(CLEARABLE.length).optional(),
-  }).refine((a) => !a.clear?.some((k) => a[k] != null), {
-    path: ['clear'],
-    message: 'A field is both given a value and cleared: do one or the other',
-  }),
+  input: z
+    .strictObject({
+      contact_id: contactId,
+      // null also clears, as before `clear` existed; tools/list offers only the plain type.
+      ...ContactChanges.shape,
+      clear: z.array(z.enum(CLEARABLE)).max(CLEARABLE.length).optional(),
+    })
+    .refine((a) => !a.clear?.some((k) => a[k] != null), {
+      path: ['clear'],
+      message: 'A field is both given a value and cleared: do one or the other',
+    }),
   output: z.object({ contact: Contact }),
   records: 'contacts',
   annotations: UPDATE,
