@@ -1,12 +1,9 @@
-import type { Tokens } from '../auth/jwt.ts';
-import type { Passwords } from '../auth/password.ts';
-import { type Database, SERVICE } from '../platform/db/database.ts';
-import { AppError } from '../platform/errors.ts';
+import { SERVICE } from '../platform/db/database.ts';
+import { apiKeyExpired, apiKeyRevoked, invalidApiKey } from '../platform/errors.ts';
 import { API_KEY_FORMAT, grantedScopes, keyPrefix, type Scope } from './agent-keys.ts';
+import type { Deps } from './deps.ts';
 
 export const MAX_AGENT_TOKEN_SECONDS = 3600;
-
-const invalidKey = () => new AppError(401, 'invalid_api_key', 'The API key is not valid');
 
 type Attempt = {
   organizationId?: string | null;
@@ -18,8 +15,8 @@ type Attempt = {
 };
 
 /** Every exchange attempt is kept, with its real reason; never the key, at most its prefix. */
-export async function recordAttempt(db: Database, a: Attempt): Promise<void> {
-  await db.asPrincipal(SERVICE, (tx) =>
+export async function recordAttempt(deps: Pick<Deps, 'db'>, a: Attempt): Promise<void> {
+  await deps.db.asPrincipal(SERVICE, (tx) =>
     tx.query(
       `insert into public.agent_auth_attempts (organization_id, key_id, key_prefix, ip, outcome, reason)
        values ($1, $2, $3, $4, $5, $6)`,
@@ -50,13 +47,13 @@ export type AgentToken = { access_token: string; expires_in: number; organizatio
  * hash so it costs the same. Revoked and expired are told only to a caller who proved the key.
  */
 export async function exchangeApiKey(
-  deps: { db: Database; passwords: Passwords; tokens: Tokens },
+  deps: Pick<Deps, 'db' | 'passwords' | 'tokens'>,
   apiKey: string,
   ip: string,
 ): Promise<AgentToken> {
   const prefix = safePrefix(apiKey);
   const fail = async (reason: string, key?: StoredKey) => {
-    await recordAttempt(deps.db, {
+    await recordAttempt(deps, {
       prefix,
       ip,
       outcome: 'failure',
@@ -67,7 +64,7 @@ export async function exchangeApiKey(
   };
   if (!API_KEY_FORMAT.test(apiKey)) {
     await fail('malformed');
-    throw invalidKey();
+    throw invalidApiKey();
   }
   const [key] = await deps.db.asPrincipal(SERVICE, (tx) =>
     tx.query<StoredKey>(
@@ -81,24 +78,16 @@ export async function exchangeApiKey(
   );
   if (!(await deps.passwords.verify(apiKey, key?.key_hash)) || !key) {
     await fail(key ? 'wrong_secret' : 'unknown_key', key);
-    throw invalidKey();
+    throw invalidApiKey();
   }
   if (!key.is_active) {
     await fail('revoked', key);
-    throw new AppError(
-      401,
-      'api_key_revoked',
-      'This API key has been revoked; ask an owner or admin for a new one',
-    );
+    throw apiKeyRevoked();
   }
   const secondsLeft = Math.floor((key.expires_at.getTime() - Date.now()) / 1000);
   if (secondsLeft <= 0) {
     await fail('expired', key);
-    throw new AppError(
-      401,
-      'api_key_expired',
-      'This API key has expired; ask an owner or admin for a new one',
-    );
+    throw apiKeyExpired();
   }
 
   const scopes: Scope[] = grantedScopes(key.scopes, key.mcp_scopes);

@@ -1,8 +1,9 @@
 import { randomInt } from 'node:crypto';
 import { type Database, type Principal, type Queryable, SERVICE } from '../platform/db/database.ts';
-import { AppError, forbidden, notFound, validationError } from '../platform/errors.ts';
-import { isOrgAdmin, requireCurrentOrg } from './organizations.ts';
-import type { OrgPlan, PlanCache } from './plan-cache.ts';
+import { forbidden, insufficientScope, invalidField, notFound } from '../platform/errors.ts';
+import type { Deps } from './deps.ts';
+import { requireCurrentOrg, requireOrgAdmin } from './organizations.ts';
+import type { OrgPlan } from './plan-cache.ts';
 
 export const SCOPES = ['read', 'write', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -62,13 +63,14 @@ export function effectiveScopes(keyScopes: string[], plan: OrgPlan, plans: OrgPl
 }
 
 /** effectiveScopes for the keys of one organization, its plan read once (cached: plan-cache.ts). */
-export async function scopesUnderPlan(plans: PlanCache, organizationId: string) {
-  const [plan, all] = await Promise.all([plans.forOrganization(organizationId), plans.all()]);
+export async function scopesUnderPlan(deps: Pick<Deps, 'plans'>, organizationId: string) {
+  const [plan, all] = await Promise.all([deps.plans.forOrganization(organizationId), deps.plans.all()]);
   if (!plan) throw notFound('organization');
   return (keyScopes: string[]) => effectiveScopes(keyScopes, plan, all);
 }
 
-export type ScopeDeps = { db: Database; plans: PlanCache };
+/** What requireScope reads (kept by this name for src/rest). */
+export type ScopeDeps = Pick<Deps, 'db' | 'plans'>;
 
 /**
  * Refuses an agent whose token lacks `required` (admin implies write, write implies read), before
@@ -110,7 +112,7 @@ export async function requireScope(
   } else {
     message += ': this key does not have it; an owner or admin can create a key with that scope';
   }
-  throw new AppError(403, 'insufficient_scope', message, details);
+  throw insufficientScope(message, details);
 }
 
 /** When a new key expires: the requested time (future, at most a year away) or the default. */
@@ -118,12 +120,10 @@ export function keyExpiry(requested: string | undefined, now = Date.now()): Date
   if (requested === undefined) return new Date(now + DEFAULT_KEY_DAYS * DAY_MS);
   const at = new Date(requested);
   if (Number.isNaN(at.getTime()) || at.getTime() <= now || at.getTime() > now + MAX_KEY_DAYS * DAY_MS) {
-    throw validationError([
-      {
-        path: 'expires_at',
-        message: `must be an ISO 8601 time in the future, at most ${MAX_KEY_DAYS} days away`,
-      },
-    ]);
+    throw invalidField(
+      'expires_at',
+      `must be an ISO 8601 time in the future, at most ${MAX_KEY_DAYS} days away`,
+    );
   }
   return at;
 }
@@ -197,14 +197,13 @@ export async function createApiKey(
 }
 
 /** Owners and admins manage keys; everyone else is told so plainly rather than shown nothing. */
-export async function requireKeyManager(db: Database, principal: Principal): Promise<string> {
+export async function requireKeyManager(deps: Pick<Deps, 'db'>, principal: Principal): Promise<string> {
   if (principal.kind !== 'user') throw forbidden('Only an organization owner or admin may manage agent keys');
-  return db.asPrincipal(
+  return deps.db.asPrincipal(
     principal,
     async (tx) => {
       const org = await requireCurrentOrg(tx);
-      if (!(await isOrgAdmin(tx)))
-        throw forbidden('Only an organization owner or admin may manage agent keys');
+      await requireOrgAdmin(tx, 'Only an organization owner or admin may manage agent keys');
       return org;
     },
     { readOnly: true },
@@ -212,11 +211,11 @@ export async function requireKeyManager(db: Database, principal: Principal): Pro
 }
 
 export async function listApiKeys(
-  db: Database,
+  deps: Pick<Deps, 'db'>,
   principal: Principal,
   page: { limit: number; offset: number },
 ) {
-  return db.asPrincipal(
+  return deps.db.asPrincipal(
     principal,
     async (tx) => {
       const [count] = await tx.query<{ n: number }>('select count(*)::int as n from public.agent_api_keys');
@@ -235,7 +234,7 @@ export async function listApiKeys(
  * kept so a person can claim it) and its first key, in one transaction: a failure leaves neither.
  */
 export async function registerAgent(
-  deps: { db: Database; passwords: { hash(secret: string): Promise<string> } },
+  deps: Pick<Deps, 'db' | 'passwords'>,
   input: {
     organizationName: string;
     ownerEmail: string;

@@ -1,11 +1,12 @@
-import { z } from 'zod';
-import type { Database, Principal, Queryable } from '../platform/db/database.ts';
+import type { z } from 'zod';
+import type { Principal, Queryable } from '../platform/db/database.ts';
 import { Params } from '../platform/db/params.ts';
-import { AppError, notFound, validationError } from '../platform/errors.ts';
+import { alreadyExists, invalidField, notFound } from '../platform/errors.ts';
+import type { Deps, Source } from './deps.ts';
+import { CONTACT_FIELDS, ContactChanges, NewContact, parseInput } from './inputs.ts';
 import { likeEscape, listPage } from './pagination.ts';
+import { normalizePhone } from './phone.ts';
 import { type ContactRecord, ContactSummary, type RecentOrder } from './records.ts';
-
-type Deps = { db: Database };
 
 export type ContactFields = {
   first_name?: string | null;
@@ -18,46 +19,7 @@ export type ContactFields = {
   notes?: string | null;
   address?: Record<string, unknown> | null;
 };
-const FIELDS = [
-  'first_name',
-  'last_name',
-  'email',
-  'phone',
-  'company',
-  'job_title',
-  'tags',
-  'notes',
-  'address',
-] as const;
-
-const PHONE_HINT = 'Use international (E.164) form with the country code, e.g. +14155550123';
-
-/**
- * A phone number as stored (E.164), or null when it cannot be one. People write numbers with
- * spaces, dashes, dots and brackets, and international ones with a leading 00; the country code
- * itself cannot be guessed.
- */
-function e164(raw: string): string | null {
-  // "+44 (0)20 …": the bracketed trunk zero is dialled only inside the country.
-  let p = raw.replace(/^(\s*(?:\+|00)\s*[1-9]\d{0,2})\s*\(0\)/, '$1').replace(/[\s().\-/]/g, '');
-  if (p.startsWith('00')) p = `+${p.slice(2)}`;
-  return /^\+[1-9][0-9]{6,14}$/.test(p) ? p : null;
-}
-
-export function normalizePhone(raw: string, path = 'phone'): string {
-  const p = e164(raw);
-  if (p === null) throw validationError([{ path, message: PHONE_HINT }], 'The phone number is not valid');
-  return p;
-}
-
-/**
- * The same rule as an input schema, so an entry point reports a bad phone beside its other
- * invalid fields in one answer; the domain still normalizes (and checks) what it stores.
- */
-export const PhoneInput = z
-  .string()
-  .max(40)
-  .refine((raw) => !raw.trim() || e164(raw) !== null, PHONE_HINT);
+const FIELDS = Object.keys(CONTACT_FIELDS) as (keyof typeof CONTACT_FIELDS)[];
 
 /** The address is jsonb: bound as its JSON text (null stays SQL null). */
 const bindable = (k: (typeof FIELDS)[number], v: unknown) =>
@@ -72,7 +34,7 @@ async function refuseTakenEmail(tx: Queryable, email: string, except?: string) {
     [email, except ?? null],
   );
   if (taken) {
-    throw new AppError(409, 'duplicate', 'A contact with this email already exists', {
+    throw alreadyExists('A contact with this email already exists', {
       field: 'email',
       existing_id: taken.id,
     });
@@ -88,7 +50,7 @@ export type ContactFilter = {
   cursor?: string;
 };
 
-export async function listContacts(deps: Deps, principal: Principal, f: ContactFilter) {
+export async function listContacts(deps: Pick<Deps, 'db'>, principal: Principal, f: ContactFilter) {
   const p = new Params();
   const where: string[] = [];
   const contains = (v: string) => p.add(`%${likeEscape(v.trim())}%`);
@@ -99,11 +61,11 @@ export async function listContacts(deps: Deps, principal: Principal, f: ContactF
   if (f.email) where.push(`c.email like lower(${contains(f.email)})`);
   if (f.phone) {
     const digits = f.phone.replace(/\D/g, '');
-    if (!digits) throw validationError([{ path: 'phone', message: 'Give at least one digit' }]);
+    if (!digits) throw invalidField('phone', 'Give at least one digit');
     where.push(`c.phone like ${contains(digits)}`);
   }
   if (f.tag) where.push(`${p.add(f.tag.trim())} = any (c.tags)`);
-  const { items, next_cursor } = await listPage<ContactRecord>(deps.db, principal, {
+  const { items, next_cursor } = await listPage<ContactRecord>(deps, principal, {
     from: 'public.contacts c',
     alias: 'c',
     row: 'to_jsonb(c)',
@@ -116,7 +78,7 @@ export async function listContacts(deps: Deps, principal: Principal, f: ContactF
 }
 
 /** A contact with the orders it placed most recently. */
-export async function getContact(deps: Deps, principal: Principal, contactId: string) {
+export async function getContact(deps: Pick<Deps, 'db'>, principal: Principal, contactId: string) {
   const [row] = await deps.db.asPrincipal(
     principal,
     (tx) =>
@@ -145,7 +107,7 @@ function prepare(fields: ContactFields): ContactFields {
 }
 
 /** Inserts a contact inside the caller's transaction (also used when an order names a new customer). */
-export async function insertContact(tx: Queryable, input: ContactFields, source: string) {
+export async function insertContact(tx: Queryable, input: ContactFields, source: Source) {
   const fields = prepare(input);
   if (fields.email) await refuseTakenEmail(tx, fields.email);
   const p = new Params();
@@ -159,18 +121,24 @@ export async function insertContact(tx: Queryable, input: ContactFields, source:
   return row?.r as ContactRecord;
 }
 
-export async function createContact(deps: Deps, principal: Principal, input: ContactFields) {
-  return deps.db.asPrincipal(principal, (tx) => insertContact(tx, input, 'mcp'));
+/** A new contact, checked against the domain's limits (inputs.ts); `source` is the entry point. */
+export async function createContact(
+  deps: Pick<Deps, 'db'>,
+  principal: Principal,
+  input: z.input<typeof NewContact>,
+  source: Source,
+) {
+  const fields = parseInput(NewContact, input);
+  return deps.db.asPrincipal(principal, (tx) => insertContact(tx, fields, source));
 }
 
-export type ContactChanges = ContactFields & { add_tags?: string[]; remove_tags?: string[] };
-
 export async function updateContact(
-  deps: Deps,
+  deps: Pick<Deps, 'db'>,
   principal: Principal,
   contactId: string,
-  changes: ContactChanges,
+  input: z.input<typeof ContactChanges>,
 ) {
+  const changes = parseInput(ContactChanges, input);
   const fields = prepare(changes);
   const p = new Params();
   const id = p.add(contactId);
@@ -187,7 +155,7 @@ export async function updateContact(
     sets.push(`tags = array(select t from unnest(coalesce(${replace}::text[], tags) || ${add}::text[])
       with ordinality u(t, i) where not t = any (${remove}::text[]) group by t order by min(i))`);
   }
-  if (!sets.length) throw validationError([{ path: '', message: 'Give at least one field to change' }]);
+  if (!sets.length) throw invalidField('', 'Give at least one field to change');
   return deps.db.asPrincipal(principal, async (tx) => {
     if (fields.email) await refuseTakenEmail(tx, fields.email, contactId);
     const [row] = await tx.query<{ r: ContactRecord }>(

@@ -1,11 +1,10 @@
 import type { z } from 'zod';
-import type { Database, Principal } from '../platform/db/database.ts';
+import type { Principal } from '../platform/db/database.ts';
 import { Params } from '../platform/db/params.ts';
 import { notFound } from '../platform/errors.ts';
+import type { Deps } from './deps.ts';
 import { likeEscape, listPage } from './pagination.ts';
 import { InventorySummary, type StockLevel } from './records.ts';
-
-type Deps = { db: Database };
 
 export type InventoryFilter = {
   name?: string;
@@ -19,7 +18,7 @@ export type InventoryFilter = {
 // Available may go negative: orders confirmed beyond what is on hand are backordered.
 const AVAILABLE = '(i.quantity_on_hand - i.quantity_reserved)';
 
-export async function listInventory(deps: Deps, principal: Principal, f: InventoryFilter) {
+export async function listInventory(deps: Pick<Deps, 'db'>, principal: Principal, f: InventoryFilter) {
   const p = new Params();
   const where: string[] = [];
   if (f.name) where.push(`i.name ilike ${p.add(`%${likeEscape(f.name.trim())}%`)}`);
@@ -27,7 +26,7 @@ export async function listInventory(deps: Deps, principal: Principal, f: Invento
   if (f.status) where.push(`i.status = ${p.add(f.status)}`);
   if (f.low_stock === true) where.push(`${AVAILABLE} <= i.reorder_point`);
   if (f.low_stock === false) where.push(`${AVAILABLE} > i.reorder_point`);
-  const { items, next_cursor } = await listPage(deps.db, principal, {
+  const { items, next_cursor } = await listPage(deps, principal, {
     from: 'public.inventory_items i',
     alias: 'i',
     row: `to_jsonb(i) || jsonb_build_object('available', ${AVAILABLE})`,
@@ -41,7 +40,7 @@ export async function listInventory(deps: Deps, principal: Principal, f: Invento
 
 /** Stock of one item, by id or SKU: what is on hand, held by orders, free to sell, and owed. */
 export async function checkStock(
-  deps: Deps,
+  deps: Pick<Deps, 'db'>,
   principal: Principal,
   by: { item_id: string } | { sku: string },
 ) {

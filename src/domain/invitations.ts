@@ -1,8 +1,16 @@
 import { hashOpaqueToken, newOpaqueToken } from '../auth/opaque-token.ts';
-import type { Database, Principal, Queryable } from '../platform/db/database.ts';
-import { AppError, forbidden, notFound } from '../platform/errors.ts';
+import type { Principal } from '../platform/db/database.ts';
+import { alreadyMember, forbidden, notFound } from '../platform/errors.ts';
 import type { Mail } from '../platform/mail/mailer.ts';
-import { isOrgAdmin, type Member, membersPage, type OrgRole, requireCurrentOrg } from './organizations.ts';
+import type { Deps } from './deps.ts';
+import {
+  isOrgAdmin,
+  type Member,
+  membersPage,
+  type OrgRole,
+  requireCurrentOrg,
+  requireOrgAdmin,
+} from './organizations.ts';
 
 // Members join by invitation (migrations/0008_invitations.sql holds
 // the rules): owners and admins invite an email, the person holding an account with that email
@@ -40,27 +48,18 @@ export type Invited = {
  * anything is written: the sending limits, so a refused caller spends nobody's budget.
  */
 export async function invite(
-  db: Database,
+  deps: Pick<Deps, 'db'>,
   principal: Principal,
   input: { email: string; role: OrgRole },
   admit: () => Promise<void> = async () => {},
 ): Promise<Invited> {
-  return db.asPrincipal(principal, async (tx) => {
+  return deps.db.asPrincipal(principal, async (tx) => {
     await requireCurrentOrg(tx);
     await requireOrgAdmin(tx, 'Only owners and admins may invite members');
     const [role] = await tx.query<{ r: string }>('select app.org_role() as r');
     if (input.role === 'owner' && role?.r !== 'owner') throw forbidden('Only an owner may invite an owner');
     const [member] = await tx.query<{ yes: boolean }>('select app.is_member_email($1) as yes', [input.email]);
-    if (member?.yes) {
-      throw new AppError(
-        409,
-        'already_member',
-        'This email already belongs to a member of the organization',
-        {
-          email: input.email,
-        },
-      );
-    }
+    if (member?.yes) throw alreadyMember(input.email);
     await admit();
     const [invitation] = await tx.query<Invitation>(
       // The database makes the caller the inviter and starts the seven days (app.prepare_invitation).
@@ -89,11 +88,11 @@ export async function invite(
  * invitations (pending and expired, oldest first); members see no invitations.
  */
 export async function roster(
-  db: Database,
+  deps: Pick<Deps, 'db'>,
   principal: Principal,
   page: { limit: number; offset: number },
 ): Promise<{ members: Member[]; total: number; invitations?: Invitation[] }> {
-  return db.asPrincipal(
+  return deps.db.asPrincipal(
     principal,
     async (tx) => {
       await requireCurrentOrg(tx);
@@ -109,8 +108,8 @@ export async function roster(
   );
 }
 
-export async function withdrawInvitation(db: Database, principal: Principal, invitationId: string) {
-  await db.asPrincipal(principal, async (tx) => {
+export async function withdrawInvitation(deps: Pick<Deps, 'db'>, principal: Principal, invitationId: string) {
+  await deps.db.asPrincipal(principal, async (tx) => {
     await requireCurrentOrg(tx);
     await requireOrgAdmin(tx, 'Only owners and admins may withdraw invitations');
     const gone = await tx.query(
@@ -133,11 +132,11 @@ export type MyInvitation = {
 
 /** Pending invitations addressed to the caller's email, whatever organization they act in. */
 export async function myInvitations(
-  db: Database,
+  deps: Pick<Deps, 'db'>,
   principal: Principal,
   page: { limit: number; offset: number },
 ): Promise<{ invitations: MyInvitation[]; total: number }> {
-  return db.asPrincipal(
+  return deps.db.asPrincipal(
     principal,
     async (tx) => {
       const rows = await tx.query<MyInvitation & { total: number }>(
@@ -163,12 +162,12 @@ export type Accepted = { organization: { id: string; name: string }; role: OrgRo
  * 404, the same as one that never existed.
  */
 export async function answerInvitation(
-  db: Database,
+  deps: Pick<Deps, 'db'>,
   principal: Principal,
   answer: { invitationId: string; token: string; action: 'accept' | 'decline' },
 ): Promise<Accepted | null> {
   const params = [answer.invitationId, hashOpaqueToken(answer.token)];
-  return db.asPrincipal(principal, async (tx) => {
+  return deps.db.asPrincipal(principal, async (tx) => {
     if (answer.action === 'decline') {
       const [r] = await tx.query<{ ok: boolean }>('select app.decline_invitation($1, $2) as ok', params);
       if (!r?.ok) throw notFound('invitation for you');
@@ -185,10 +184,6 @@ export async function answerInvitation(
     );
     return { organization: org ?? { id: joined.organization_id, name: '' }, role: joined.role };
   });
-}
-
-async function requireOrgAdmin(tx: Queryable, message: string) {
-  if (!(await isOrgAdmin(tx))) throw forbidden(message);
 }
 
 /**

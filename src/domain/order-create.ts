@@ -1,29 +1,13 @@
-import type { Database, Principal, Queryable } from '../platform/db/database.ts';
+import type { z } from 'zod';
+import type { Principal, Queryable } from '../platform/db/database.ts';
 import { type AppError, notFound, toAppError } from '../platform/errors.ts';
-import { insertContact, normalizePhone } from './contacts.ts';
+import { insertContact } from './contacts.ts';
+import type { Deps, Source } from './deps.ts';
+import { NewOrder, type NewOrderInput, type OrderLineInput, parseInput } from './inputs.ts';
 import { readOrder } from './orders.ts';
+import { normalizePhone } from './phone.ts';
 
-type Deps = { db: Database };
-
-export type OrderLineInput = {
-  item_id?: string;
-  name: string;
-  sku?: string;
-  quantity: number;
-  unit_price?: number;
-};
-
-export type CreateOrderInput = {
-  address: string;
-  phone_number: string;
-  items: OrderLineInput[];
-  contact_id?: string;
-  customer_name?: string;
-  customer_email?: string;
-  customer_phone?: string;
-  notes?: string;
-  currency?: string;
-};
+type CreateOrderInput = z.output<typeof NewOrder>;
 
 /** Something that did not link but did not stop the order either. */
 export type OrderWarning = { code: string; message: string; line?: number };
@@ -146,9 +130,16 @@ async function linkContact(tx: Queryable, input: CreateOrderInput, phone: string
 
 /**
  * svc_create_order: the order, its lines linked to inventory where possible, and its customer.
- * The database numbers the order and computes its totals; linking never blocks the order.
+ * The database numbers the order and computes its totals; linking never blocks the order. The
+ * input is checked against the domain's limits (inputs.ts); `source` is the entry point.
  */
-export async function createOrder(deps: Deps, principal: Principal, input: CreateOrderInput) {
+export async function createOrder(
+  deps: Pick<Deps, 'db'>,
+  principal: Principal,
+  raw: NewOrderInput,
+  source: Source,
+) {
+  const input = parseInput(NewOrder, raw);
   const shippingPhone = normalizePhone(input.phone_number, 'phone_number');
   const customerPhone = input.customer_phone ? normalizePhone(input.customer_phone, 'customer_phone') : null;
   return deps.db.asPrincipal(principal, async (tx) => {
@@ -169,7 +160,7 @@ export async function createOrder(deps: Deps, principal: Principal, input: Creat
     const [order] = await tx.query<{ id: string }>(
       `insert into public.orders (contact_id, currency, shipping_address, shipping_phone_number,
          customer_name, customer_email, customer_phone, notes, source)
-       values ($1, $2, $3, $4, $5, lower($6), $7, $8, 'mcp') returning id`,
+       values ($1, $2, $3, $4, $5, lower($6), $7, $8, $9) returning id`,
       [
         contactId,
         currency,
@@ -179,6 +170,7 @@ export async function createOrder(deps: Deps, principal: Principal, input: Creat
         input.customer_email?.trim() || null,
         customerPhone,
         input.notes ?? null,
+        source,
       ],
     );
     const orderId = (order as { id: string }).id;

@@ -1,11 +1,11 @@
-import type { Database, Principal, Queryable } from '../platform/db/database.ts';
+import type { Principal, Queryable } from '../platform/db/database.ts';
 import { Params } from '../platform/db/params.ts';
 import { notFound } from '../platform/errors.ts';
+import type { Deps } from './deps.ts';
+import { OrderStatusChange, type OrderStatusChangeInput, parseInput } from './inputs.ts';
 import type { OrderStatus } from './order-lifecycle.ts';
 import { listPage } from './pagination.ts';
 import { type OrderRecord, OrderSummary } from './records.ts';
-
-type Deps = { db: Database };
 
 /** "42", "000042" and "ord-42" all mean ORD-000042. */
 export function normalizeOrderNumber(raw: string): string {
@@ -26,7 +26,7 @@ export type OrderFilter = {
   cursor?: string;
 };
 
-export async function listOrders(deps: Deps, principal: Principal, f: OrderFilter) {
+export async function listOrders(deps: Pick<Deps, 'db'>, principal: Principal, f: OrderFilter) {
   const p = new Params();
   const where: string[] = [];
   if (f.status?.length) where.push(`o.status = any (${p.add(f.status)}::text[])`);
@@ -34,7 +34,7 @@ export async function listOrders(deps: Deps, principal: Principal, f: OrderFilte
   if (f.order_number) where.push(`o.order_number = ${p.add(normalizeOrderNumber(f.order_number))}`);
   if (f.created_after) where.push(`o.created_at >= ${p.add(utcInstant(f.created_after))}::timestamptz`);
   if (f.created_before) where.push(`o.created_at < ${p.add(utcInstant(f.created_before))}::timestamptz`);
-  const { items, next_cursor } = await listPage<OrderRecord>(deps.db, principal, {
+  const { items, next_cursor } = await listPage<OrderRecord>(deps, principal, {
     from: 'public.orders o',
     alias: 'o',
     row: `to_jsonb(o) || jsonb_build_object('item_count',
@@ -71,7 +71,7 @@ export async function readOrder(tx: Queryable, where: { id: string } | { order_n
 }
 
 export async function getOrder(
-  deps: Deps,
+  deps: Pick<Deps, 'db'>,
   principal: Principal,
   where: { id: string } | { order_number: string },
 ) {
@@ -83,10 +83,11 @@ export async function getOrder(
  * event (with `note`); asking for the status the order already has changes nothing.
  */
 export async function updateOrderStatus(
-  deps: Deps,
+  deps: Pick<Deps, 'db'>,
   principal: Principal,
-  input: { order_id: string; status: OrderStatus; note?: string },
+  raw: OrderStatusChangeInput,
 ) {
+  const input = parseInput(OrderStatusChange, raw);
   return deps.db.asPrincipal(principal, async (tx) => {
     const [row] = await tx.query<{ previous: OrderStatus }>(
       `select set_config('svc.status_note', $2, true), o.status as previous from public.orders o

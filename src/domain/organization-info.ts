@@ -1,7 +1,7 @@
 import type { Principal } from '../platform/db/database.ts';
 import { agentKeyGone } from '../platform/errors.ts';
-import type { Services } from '../services.ts';
 import { tokenScopes } from './agent-keys.ts';
+import type { Deps } from './deps.ts';
 import { usageReport } from './usage.ts';
 
 /**
@@ -9,12 +9,11 @@ import { usageReport } from './usage.ts';
  * (the agent's key, the scopes its token grants, when the token expires).
  */
 export async function organizationInfo(
-  s: Pick<Services, 'db' | 'plans'>,
+  deps: Pick<Deps, 'db' | 'plans' | 'apiCallsToday'>,
   principal: Extract<Principal, { kind: 'agent' }>,
-  apiCallsToday: (organizationId: string) => Promise<number>,
 ) {
-  const report = await usageReport(s, principal, apiCallsToday);
-  const [org] = await s.db.asPrincipal(
+  const report = await usageReport(deps, principal);
+  const [org] = await deps.db.asPrincipal(
     principal,
     (tx) =>
       tx.query<{ id: string; name: string; plan: string; created_at: string }>(
@@ -25,12 +24,17 @@ export async function organizationInfo(
   );
   if (!org) throw agentKeyGone();
   // The caller's own key; agents do not otherwise read the key table.
-  const [key] = await s.db.query<{ name: string; key_prefix: string; scopes: string[]; expires_at: string }>(
+  const [key] = await deps.db.query<{
+    name: string;
+    key_prefix: string;
+    scopes: string[];
+    expires_at: string;
+  }>(
     `select name, key_prefix, scopes, to_jsonb(expires_at) #>> '{}' as expires_at
        from public.agent_api_keys where id = $1 and organization_id = $2`,
     [principal.keyId, org.id],
   );
-  const plan = await s.plans.forOrganization(org.id);
+  const plan = await deps.plans.forOrganization(org.id);
   const { exp } = principal.claims as { exp?: number };
   return {
     organization: org,

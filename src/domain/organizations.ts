@@ -1,5 +1,6 @@
-import type { Database, Principal, Queryable } from '../platform/db/database.ts';
-import { AppError, noOrganization, notFound } from '../platform/errors.ts';
+import type { Principal, Queryable } from '../platform/db/database.ts';
+import { forbidden, noOrganization, notFound, unknownPlan } from '../platform/errors.ts';
+import type { Deps } from './deps.ts';
 
 export type Organization = { id: string; name: string; plan: string; created_at: Date; updated_at: Date };
 export type OrgRole = 'owner' | 'admin' | 'member';
@@ -42,11 +43,10 @@ export async function membersPage(tx: Queryable, page: { limit: number; offset: 
   return { members, total: count?.n ?? 0 };
 }
 
-export async function removeMember(db: Database, principal: Principal, userId: string) {
-  await db.asPrincipal(principal, async (tx) => {
+export async function removeMember(deps: Pick<Deps, 'db'>, principal: Principal, userId: string) {
+  await deps.db.asPrincipal(principal, async (tx) => {
     await requireCurrentOrg(tx);
-    if (!(await isOrgAdmin(tx)))
-      throw new AppError(403, 'forbidden', 'Only owners and admins may remove members');
+    await requireOrgAdmin(tx, 'Only owners and admins may remove members');
     const removed = await tx.query(
       'delete from public.organization_members where organization_id = app.current_org_id() and user_id = $1 returning user_id',
       [userId],
@@ -68,14 +68,19 @@ export async function isOrgAdmin(tx: Queryable): Promise<boolean> {
   return row?.ok === true;
 }
 
+/** Refuses (403 with `message`) a caller who is not an owner or admin of the current organization. */
+export async function requireOrgAdmin(tx: Queryable, message: string): Promise<void> {
+  if (!(await isOrgAdmin(tx))) throw forbidden(message);
+}
+
 /** Operator path: moves an organization to another plan and returns it with the plan's limits. */
 export async function setPlan(tx: Queryable, organizationId: string, plan: string) {
-  const [known] = await tx.query('select 1 from public.plans where slug = $1', [plan]);
-  if (!known) {
-    throw new AppError(400, 'validation_error', `Unknown plan "${plan}"`, {
-      issues: [{ path: 'plan', message: 'must be one of free, starter, growth, scale' }],
-    });
-  }
+  const plans = await tx.query<{ slug: string }>('select slug from public.plans order by rank');
+  if (!plans.some((p) => p.slug === plan))
+    throw unknownPlan(
+      plan,
+      plans.map((p) => p.slug),
+    );
   const [row] = await tx.query<Organization & { plan_limits: Record<string, unknown> }>(
     `with o as (update public.organizations set plan = $2 where id = $1 returning ${ORG_COLUMNS})
      select o.*, app.plan_limits(p) as plan_limits from o join public.plans p on p.slug = o.plan`,

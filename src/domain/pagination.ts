@@ -1,6 +1,7 @@
-import { claimedOrganization, type Database, type Principal } from '../platform/db/database.ts';
+import { claimedOrganization, type Principal } from '../platform/db/database.ts';
 import type { Params } from '../platform/db/params.ts';
-import { validationError } from '../platform/errors.ts';
+import { invalidField } from '../platform/errors.ts';
+import type { Deps } from './deps.ts';
 
 // Keyset pagination, newest first, over (created_at, id). The cursor is opaque to callers: the
 // position of the last row they saw, so pages stay stable while new rows arrive.
@@ -28,8 +29,9 @@ function decodeCursor(cursor: string | undefined): Row | null {
       return { created_at, id };
     }
   } catch {}
-  throw validationError(
-    [{ path: 'cursor', message: 'Not a cursor this service issued; pass next_cursor unchanged' }],
+  throw invalidField(
+    'cursor',
+    'Not a cursor this service issued; pass next_cursor unchanged',
     'The cursor is not valid',
   );
 }
@@ -46,7 +48,7 @@ function decodeCursor(cursor: string | undefined): Row | null {
  * desc) indexes, so a page is read straight off the index (docs/data-model.md).
  */
 export async function listPage<T extends Row>(
-  db: Database,
+  deps: Pick<Deps, 'db'>,
   principal: Principal,
   q: { from: string; alias: string; row: string; where: string[]; p: Params; cursor?: string; limit: number },
 ) {
@@ -67,7 +69,7 @@ export async function listPage<T extends Row>(
     from (select ${a}.* from ${q.from} ${where.length ? `where ${where.join(' and ')}` : ''}
           ${newestFirst} limit ${q.p.add(q.limit + 1)}) ${a}
     ${newestFirst}`;
-  const rows = await db.asPrincipal(principal, (tx) => tx.query<{ r: T }>(sql, q.p.values), {
+  const rows = await deps.db.asPrincipal(principal, (tx) => tx.query<{ r: T }>(sql, q.p.values), {
     readOnly: true,
   });
   const items = rows.slice(0, q.limit).map((x) => x.r);

@@ -1,7 +1,6 @@
-import type { Database, Principal } from '../platform/db/database.ts';
+import type { Principal } from '../platform/db/database.ts';
+import type { Deps } from './deps.ts';
 import { likeEscape } from './pagination.ts';
-
-type Deps = { db: Database };
 
 export const SEARCH_TYPES = ['contact', 'order', 'inventory_item'] as const;
 export type SearchType = (typeof SEARCH_TYPES)[number];
@@ -53,7 +52,7 @@ order by score desc, created_at desc, id limit $7`;
 
 /** One query across contacts, orders and inventory, best matches first. */
 export async function search(
-  deps: Deps,
+  deps: Pick<Deps, 'db'>,
   principal: Principal,
   input: { query: string; types?: SearchType[]; limit: number },
 ) {

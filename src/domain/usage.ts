@@ -1,6 +1,7 @@
-import type { Database, Principal } from '../platform/db/database.ts';
+import type { Principal } from '../platform/db/database.ts';
 import { agentKeyGone, forbidden } from '../platform/errors.ts';
-import type { OrgPlan, PlanCache } from './plan-cache.ts';
+import type { Deps } from './deps.ts';
+import type { OrgPlan } from './plan-cache.ts';
 
 type Period = 'total' | 'month' | 'day';
 const RESOURCES: [resource: string, period: Period][] = [
@@ -35,11 +36,7 @@ function counter(used: number, limit: number | null, period: Period): Counter {
  * 80 %, and which plan to move to. Counts come from the database (app.current_usage) in the
  * caller's own transaction; API calls from the daily counters.
  */
-export async function usageReport(
-  deps: { db: Database; plans: PlanCache },
-  principal: Principal,
-  apiCallsToday: (organizationId: string) => Promise<number>,
-) {
+export async function usageReport(deps: Pick<Deps, 'db' | 'plans' | 'apiCallsToday'>, principal: Principal) {
   const [row] = await deps.db.asPrincipal(
     principal,
     (tx) =>
@@ -56,7 +53,7 @@ export async function usageReport(
   const plans = await deps.plans.all();
   const plan = plans.find((p) => p.slug === row.plan) as OrgPlan;
   // Refused calls keep counting in the daily counter; what the plan granted is at most its limit.
-  const calls = await apiCallsToday(row.org);
+  const calls = await deps.apiCallsToday(row.org);
   const callLimit = plan.limits.api_calls_per_day;
   const used: Record<string, number> = {
     ...row.usage,

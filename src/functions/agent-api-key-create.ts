@@ -47,14 +47,14 @@ export function agentApiKeyCreate(s: Services) {
     const principal = requireUser(c.get('principal'));
     const body = c.req.valid('json');
     const expiresAt = keyExpiry(body.expires_at);
-    const organizationId = await requireKeyManager(s.db, principal);
+    const organizationId = await requireKeyManager(s, principal);
     const { apiKey, row } = await createApiKey(
       (secret) => s.passwords.hash(secret),
       // Row-level security is the guard: only owners and admins may insert keys.
       (insertKey) => s.db.asPrincipal(principal, (tx) => insertKey(tx, organizationId)),
       { name: body.name, scopes: body.scopes, expiresAt, createdBy: principal.userId },
     );
-    const underPlan = await scopesUnderPlan(s.plans, row.organization_id);
+    const underPlan = await scopesUnderPlan(s, row.organization_id);
     return c.json(
       {
         api_key: apiKey,

@@ -18,10 +18,10 @@ const route = createRoute({
 export function agentApiKeys(s: Services) {
   return newRouter().openapi(route, async (c) => {
     const principal = c.get('principal');
-    const organizationId = await requireKeyManager(s.db, principal);
+    const organizationId = await requireKeyManager(s, principal);
     const page = c.req.valid('query');
-    const { keys, total } = await listApiKeys(s.db, principal, pageWindow(page));
-    const underPlan = await scopesUnderPlan(s.plans, organizationId);
+    const { keys, total } = await listApiKeys(s, principal, pageWindow(page));
+    const underPlan = await scopesUnderPlan(s, organizationId);
     const data = keys.map((k) => ({ ...keyJson(k), ...underPlan(k.scopes) }));
     return c.json(listEnvelope(data, page, total), 200);
   });

@@ -32,7 +32,7 @@ export function agentAuth(s: Services) {
     const ip = c.get('clientIp');
     const limit = await s.limits.agentAuthPerIp.hit(addressKey(ip));
     if (!limit.allowed) {
-      await recordAttempt(s.db, {
+      await recordAttempt(s, {
         prefix: safePrefix(api_key),
         ip,
         outcome: 'rate_limited',

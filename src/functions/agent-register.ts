@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { registerAgent } from '../domain/agent-keys.ts';
-import { validationError } from '../platform/errors.ts';
+import { invalidField } from '../platform/errors.ts';
 import { addressKey } from '../platform/http/client-ip.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import { hitEach } from '../platform/rate-limit.ts';
@@ -45,8 +45,9 @@ export function agentRegister(s: Services) {
   return newRouter().openapi(route, async (c) => {
     const body = c.req.valid('json');
     if (body.plan !== 'free') {
-      throw validationError(
-        [{ path: 'plan', message: 'only "free" is accepted' }],
+      throw invalidField(
+        'plan',
+        'only "free" is accepted',
         'Self-registration is on the free plan only: a person must upgrade the organization to a paid plan',
       );
     }

@@ -1,8 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { usageReport } from '../domain/usage.ts';
-import { apiCallsToday } from '../platform/http/meter.ts';
 import { errorResponses, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import type { Services } from '../services.ts';
+import { domainDeps } from './domain-deps.ts';
 
 const Counter = z.object({
   used: z.number(),
@@ -42,6 +42,6 @@ const route = createRoute({
 
 export function agentUsage(s: Services) {
   return newRouter().openapi(route, async (c) =>
-    c.json(await usageReport(s, c.get('principal'), (org) => apiCallsToday(s, org)), 200),
+    c.json(await usageReport(domainDeps(s), c.get('principal')), 200),
   );
 }

@@ -4,7 +4,7 @@ import { requireUser } from '../platform/http/authenticate.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import type { Services } from '../services.ts';
 import { listEnvelope, listSchema, PageQuery, pageWindow } from './list-envelope.ts';
-import { iso, MyInvitationSchema } from './schemas.ts';
+import { invitationJson, MyInvitationSchema } from './schemas.ts';
 
 const path = '/invitations';
 
@@ -54,14 +54,13 @@ export function invitations(s: Services) {
     .openapi(list, async (c) => {
       const principal = requireUser(c.get('principal'));
       const page = c.req.valid('query');
-      const { invitations: rows, total } = await myInvitations(s.db, principal, pageWindow(page));
-      const data = rows.map((i) => ({ ...i, expires_at: iso(i.expires_at), created_at: iso(i.created_at) }));
-      return c.json(listEnvelope(data, page, total), 200);
+      const { invitations: rows, total } = await myInvitations(s, principal, pageWindow(page));
+      return c.json(listEnvelope(rows.map(invitationJson), page, total), 200);
     })
     .openapi(answer, async (c) => {
       const principal = requireUser(c.get('principal'));
       const { invitation_id, action, token } = c.req.valid('json');
-      const accepted = await answerInvitation(s.db, principal, {
+      const accepted = await answerInvitation(s, principal, {
         invitationId: invitation_id,
         token: token ?? '',
         action,

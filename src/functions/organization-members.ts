@@ -1,26 +1,15 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import {
-  type Invitation,
-  invitationMail,
-  invite,
-  roster,
-  withdrawInvitation,
-} from '../domain/invitations.ts';
+import { invitationMail, invite, roster, withdrawInvitation } from '../domain/invitations.ts';
 import { type Member, removeMember } from '../domain/organizations.ts';
 import { requireUser } from '../platform/http/authenticate.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import { hitEach } from '../platform/rate-limit.ts';
 import type { Services } from '../services.ts';
 import { listEnvelope, listSchema, PageQuery, pageWindow } from './list-envelope.ts';
-import { InvitationSchema, iso, MemberSchema } from './schemas.ts';
+import { InvitationSchema, invitationJson, iso, MemberSchema } from './schemas.ts';
 
 const path = '/organization-members';
 const memberJson = (m: Member) => ({ ...m, created_at: iso(m.created_at) });
-const invitationJson = (i: Invitation) => ({
-  ...i,
-  expires_at: iso(i.expires_at),
-  created_at: iso(i.created_at),
-});
 
 const list = createRoute({
   method: 'get',
@@ -73,7 +62,7 @@ export function organizationMembers(s: Services) {
     .openapi(list, async (c) => {
       const principal = requireUser(c.get('principal'));
       const page = c.req.valid('query');
-      const { members, total, invitations } = await roster(s.db, principal, pageWindow(page));
+      const { members, total, invitations } = await roster(s, principal, pageWindow(page));
       const body = listEnvelope(members.map(memberJson), page, total);
       return c.json(invitations ? { ...body, invitations: invitations.map(invitationJson) } : body, 200);
     })
@@ -84,7 +73,7 @@ export function organizationMembers(s: Services) {
       // caller may invite (a member cannot spend the owners' budget): per inviter across all their
       // organizations (anyone can make organizations), per organization, and per recipient (a
       // re-sent invitation is a mail too). Refused attempts count for the limits before the refusing one.
-      const invited = await invite(s.db, principal, input, async () => {
+      const invited = await invite(s, principal, input, async () => {
         const org = (principal.claims.app_metadata as { organization_id?: string } | undefined)
           ?.organization_id as string; // invite has checked the caller acts in one
         await hitEach([
@@ -99,8 +88,8 @@ export function organizationMembers(s: Services) {
     .openapi(remove, async (c) => {
       const principal = requireUser(c.get('principal'));
       const body = c.req.valid('json');
-      if ('user_id' in body) await removeMember(s.db, principal, body.user_id);
-      else await withdrawInvitation(s.db, principal, body.invitation_id);
+      if ('user_id' in body) await removeMember(s, principal, body.user_id);
+      else await withdrawInvitation(s, principal, body.invitation_id);
       return c.body(null, 204);
     });
 }

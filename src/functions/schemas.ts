@@ -50,6 +50,13 @@ export const MyInvitationSchema = z
 /** Dates leave as ISO 8601 strings with milliseconds. */
 export const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();
 
+/** An invitation (to the organization, or to the caller) with its dates as ISO 8601. */
+export const invitationJson = <T extends { expires_at: Date; created_at: Date }>(i: T) => ({
+  ...i,
+  expires_at: iso(i.expires_at),
+  created_at: iso(i.created_at),
+});
+
 export const orgJson = <T extends { created_at: Date; updated_at: Date }>(o: T) => ({
   ...o,
   created_at: iso(o.created_at),

@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import { AppError } from '../platform/errors.ts';
+import { type AppError, forbidden } from '../platform/errors.ts';
 
 // Who may reach the MCP endpoint from a browser. The Streamable HTTP specification says a server
 // must validate Origin (a page on another site could otherwise drive a local server), and one
@@ -45,9 +45,7 @@ export function originPolicy(
     allowsOrigin,
     refusal({ origin, host }) {
       if (origin !== undefined && !allowsOrigin(origin)) {
-        return new AppError(
-          403,
-          'forbidden',
+        return forbidden(
           'This origin may not call the MCP endpoint: browsers may only from the service’s own address or an origin in MCP_ALLOWED_ORIGINS',
           { origin },
         );
@@ -55,9 +53,7 @@ export function originPolicy(
       if (loopbackOnly) {
         const name = host === undefined ? undefined : hostName(host);
         if (!name || !names.has(name)) {
-          return new AppError(
-            403,
-            'forbidden',
+          return forbidden(
             'The service listens on a loopback address and answers only requests addressed to localhost, its PUBLIC_URL or a host of MCP_ALLOWED_ORIGINS',
             { host: host ?? null },
           );

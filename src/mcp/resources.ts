@@ -14,7 +14,7 @@ import {
   SocialPost,
   WRITABLE_PLATFORMS,
 } from '../domain/social.ts';
-import { apiCallsToday } from '../platform/http/meter.ts';
+import { domainDeps } from '../functions/domain-deps.ts';
 import type { Tool, ToolContext } from './tool.ts';
 import { createContactTool } from './tools/contacts.ts';
 import { TOOLS } from './tools/index.ts';
@@ -106,7 +106,7 @@ export const RESOURCES: Resource[] = [
 /** The resource's JSON, or undefined for a URI this server does not have. */
 export async function readResource(uri: string, ctx: ToolContext): Promise<unknown | undefined> {
   if (uri === 'svc://organization/info') {
-    return organizationInfo(ctx.s, ctx.principal, (org) => apiCallsToday(ctx.s, org));
+    return organizationInfo(domainDeps(ctx.s), ctx.principal);
   }
   return SCHEMAS[uri];
 }

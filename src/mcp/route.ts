@@ -2,7 +2,14 @@ import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { createKeyCheck } from '../domain/agent-keys.ts';
 import { claimedOrganization, type Principal } from '../platform/db/database.ts';
-import { AppError, errorBody, forbidden, toAppError, unauthorized } from '../platform/errors.ts';
+import {
+  agentKeyGone,
+  forbidden,
+  methodNotAllowed,
+  toAppError,
+  unauthorized,
+  withHeaders,
+} from '../platform/errors.ts';
 import {
   bearerChallenge,
   bearerToken,
@@ -19,12 +26,15 @@ import { handleMcp } from './server.ts';
 
 type Agent = Extract<Principal, { kind: 'agent' }>;
 
-/** RFC 6750: a refused bearer token names itself in WWW-Authenticate. */
-function refuse(c: Context<AppEnv>, e: AppError) {
-  if (e.status === 401) c.header('WWW-Authenticate', bearerChallenge(e.message, 'mcp-server'));
-  // An error that brings its own challenge (a raw API key's names agent-auth) replaces that one.
-  for (const [k, v] of Object.entries(e.headers)) c.header(k, v);
-  return c.json(errorBody(e), e.status as 401);
+/**
+ * RFC 6750: a refused bearer token names itself in WWW-Authenticate. An error that brings its
+ * own challenge (a raw API key's names agent-auth) keeps it. Failures (the key check could not
+ * run) pass unchanged, for the app's error handler to log.
+ */
+function challenged(err: unknown): unknown {
+  const e = toAppError(err);
+  if (e.status !== 401) return err;
+  return withHeaders(e, { 'WWW-Authenticate': bearerChallenge(e.message, 'mcp-server') });
 }
 
 /** Only an agent JWT opens the MCP server (spec 4.6, 5.4). */
@@ -42,10 +52,17 @@ async function agentOf(s: Services, c: Context<AppEnv>, keyStillValid: ReturnTyp
     );
   }
   const org = claimedOrganization(principal);
-  if (!org || !(await keyStillValid(principal.keyId, org))) {
-    throw unauthorized('The API key behind this token was revoked or has expired; call agent-auth again');
-  }
+  if (!org || !(await keyStillValid(principal.keyId, org))) throw agentKeyGone();
   return principal as Agent;
+}
+
+/** The body as JSON, or undefined when it is not JSON (the transport answers that: -32700). */
+function json(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** JSON-RPC requests in a body (notifications and responses cost nothing). */
@@ -61,7 +78,7 @@ export function mcpRoutes(s: Services) {
   const app = newRouter();
   app.use('/mcp-server', async (c, next) => {
     const refused = policy.refusal({ origin: c.req.header('origin'), host: c.req.header('host') });
-    if (refused) return c.json(errorBody(refused), 403);
+    if (refused) throw refused;
     await next();
   });
   // Described for /openapi.json; the MCP SDK, not zod-openapi, reads and answers the body.
@@ -85,45 +102,21 @@ export function mcpRoutes(s: Services) {
       ...errorResponses(401, 403, 405, 429),
     },
   });
-  app.on(['GET', 'DELETE'], '/mcp-server', (c) => {
-    c.header('Allow', 'POST');
-    return c.json(
-      errorBody(
-        new AppError(
-          405,
-          'method_not_allowed',
-          'This MCP server is stateless: send JSON-RPC messages with POST',
-          {
-            allowed_methods: ['POST'],
-          },
-        ),
-      ),
-      405,
-    );
+  app.on(['GET', 'DELETE'], '/mcp-server', () => {
+    throw methodNotAllowed(['POST'], 'This MCP server is stateless: send JSON-RPC messages with POST');
   });
   app.post('/mcp-server', async (c) => {
-    let principal: Agent;
-    try {
-      principal = await agentOf(s, c, keyStillValid);
-    } catch (err) {
-      const e = toAppError(err);
-      // A refusal is answered here with its challenge; a failure (the key check could not run)
-      // goes to the app's error handler, which logs its cause.
-      if (e.status >= 500) throw err;
-      return refuse(c, e);
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(await c.req.text());
-    } catch {
-      // JSON-RPC's own answer to a body that is not JSON.
-      return c.json(
-        { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not JSON' } },
-        400,
-      );
-    }
-    for (let i = Math.max(1, callsIn(body)); i > 0; i--) await meterCall(s, principal);
-    return handleMcp(c.req.raw, body, { s, principal, log: c.get('log') });
+    const principal = await agentOf(s, c, keyStillValid).catch((err) => {
+      throw challenged(err);
+    });
+    const text = await c.req.text();
+    const body = json(text);
+    const ctx = { s, principal, log: c.get('log') };
+    // Not JSON: no call was made, so nothing is metered; the SDK's transport gives JSON-RPC's
+    // answer (-32700) from the text itself.
+    if (!body) return handleMcp(new Request(c.req.raw, { body: text }), undefined, ctx);
+    for (let i = Math.max(1, callsIn(body.value)); i > 0; i--) await meterCall(s, principal);
+    return handleMcp(c.req.raw, body.value, ctx);
   });
   return app;
 }

@@ -27,8 +27,8 @@ export const fromZodIssues = (issues: readonly { path: readonly PropertyKey[]; m
   validationError(issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })));
 export const unauthorized = (message = 'A valid bearer token is required') =>
   new AppError(401, 'unauthorized', message);
-export const forbidden = (message = 'You are not allowed to do this') =>
-  new AppError(403, 'forbidden', message);
+export const forbidden = (message = 'You are not allowed to do this', details: ErrorDetails = {}) =>
+  new AppError(403, 'forbidden', message, details);
 export const notFound = (what = 'resource') => new AppError(404, 'not_found', `No such ${what}`);
 
 /** An agent token whose key was revoked or expired after it was issued. */
@@ -231,3 +231,54 @@ export type ErrorBody = { error: string; message: string; details: ErrorDetails 
 export function errorBody(e: AppError): ErrorBody {
   return { error: e.code, message: e.message, details: e.details, ...e.extra };
 }
+
+// The catalogue: each error the domain, the MCP server and the functions refuse with, named once
+// with its status and code (docs/decisions.md, "Errors are named"). Throw these; the one mapper
+// (app.ts) renders them.
+
+/** One invalid field: `path` names it, `message` says what to send instead. */
+export const invalidField = (path: string, message: string, summary?: string) =>
+  validationError([{ path, message }], summary);
+
+/** A record with the same unique value exists; `details` says which (never another tenant's). */
+export const alreadyExists = (message: string, details: ErrorDetails = {}) =>
+  new AppError(409, 'duplicate', message, details);
+
+/** A person already on the organization's roster. */
+export const alreadyMember = (email: string) =>
+  new AppError(409, 'already_member', 'This email already belongs to a member of the organization', {
+    email,
+  });
+
+/** An agent's token lacks the scope a call needs; `message` says which remedy applies. */
+export const insufficientScope = (message: string, details: ErrorDetails) =>
+  new AppError(403, 'insufficient_scope', message, details);
+
+export const invalidApiKey = () => new AppError(401, 'invalid_api_key', 'The API key is not valid');
+export const apiKeyRevoked = () =>
+  new AppError(401, 'api_key_revoked', 'This API key has been revoked; ask an owner or admin for a new one');
+export const apiKeyExpired = () =>
+  new AppError(401, 'api_key_expired', 'This API key has expired; ask an owner or admin for a new one');
+
+/** A plan name the service does not have. */
+export const unknownPlan = (plan: string, known: readonly string[]) =>
+  new AppError(400, 'validation_error', `Unknown plan "${plan}"`, {
+    issues: [{ path: 'plan', message: `must be one of ${known.join(', ')}` }],
+  });
+
+/** A method the path does not answer; `Allow` lists those it does. */
+export const methodNotAllowed = (allowed: string[], message: string) =>
+  new AppError(
+    405,
+    'method_not_allowed',
+    message,
+    { allowed_methods: allowed },
+    {},
+    {
+      Allow: allowed.join(', '),
+    },
+  );
+
+/** `e` with `headers` added (a refusal's challenge); headers `e` brings itself win. */
+export const withHeaders = (e: AppError, headers: Record<string, string>) =>
+  new AppError(e.status, e.code, e.message, e.details, e.extra, { ...headers, ...e.headers });

@@ -1,24 +1,11 @@
 import { z } from 'zod';
-import { createContact, getContact, listContacts, PhoneInput, updateContact } from '../../domain/contacts.ts';
+import { createContact, getContact, listContacts, updateContact } from '../../domain/contacts.ts';
+import { CLEARABLE, ContactChanges, NewContact } from '../../domain/inputs.ts';
 import { Contact, ContactSummary, RecentOrder } from '../../domain/records.ts';
 import { defineTool } from '../tool.ts';
 import { CREATE, cursor, limit, nextCursor, READ, UPDATE } from './common.ts';
 
-const tags = z.array(z.string().trim().min(1).max(100)).max(50);
-const fields = {
-  first_name: z.string().trim().max(200),
-  last_name: z.string().trim().max(200),
-  email: z.email().max(320),
-  phone: PhoneInput.describe('With country code, e.g. +14155550123'),
-  company: z.string().trim().max(200),
-  job_title: z.string().trim().max(200),
-  tags,
-  notes: z.string().max(10_000),
-  address: z.record(z.string(), z.unknown()).describe('e.g. {"line1","city","country"}'),
-};
-type Clearable = Exclude<keyof typeof fields, 'tags'>;
-/** Every field but tags (emptied with tags: []) can be cleared. */
-const CLEARABLE = Object.keys(fields).filter((k) => k !== 'tags') as [Clearable, ...Clearable[]];
+// The fields and their limits are the domain's (src/domain/inputs.ts); these tools describe them.
 
 const contactId = z.guid();
 
@@ -61,19 +48,11 @@ export const createContactTool = defineTool({
   description:
     'Add a customer or lead. Give at least a name, email, phone or company; an email already in use is refused with that contact’s id. Returns {contact}.',
   scope: 'write',
-  input: z
-    .strictObject(
-      Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v.optional()])) as {
-        [K in keyof typeof fields]: z.ZodOptional<(typeof fields)[K]>;
-      },
-    )
-    .refine((c) => c.first_name || c.last_name || c.email || c.phone || c.company, {
-      message: 'Give at least one of first_name, last_name, email, phone or company',
-    }),
+  input: NewContact,
   output: z.object({ contact: Contact }),
   records: 'contacts',
   annotations: CREATE,
-  run: async ({ s, principal }, args) => ({ contact: await createContact(s, principal, args) }),
+  run: async ({ s, principal }, args) => ({ contact: await createContact(s, principal, args, 'mcp') }),
 });
 
 export const updateContactTool = defineTool({
@@ -86,16 +65,7 @@ export const updateContactTool = defineTool({
     .strictObject({
       contact_id: contactId,
       // null also clears, as before `clear` existed; tools/list offers only the plain type.
-      ...(Object.fromEntries(
-        Object.entries(fields)
-          .filter(([k]) => k !== 'tags')
-          .map(([k, v]) => [k, v.nullable().optional()]),
-      ) as {
-        [K in Clearable]: z.ZodOptional<z.ZodNullable<(typeof fields)[K]>>;
-      }),
-      tags: tags.optional(),
-      add_tags: tags.optional(),
-      remove_tags: tags.optional(),
+      ...ContactChanges.shape,
       clear: z.array(z.enum(CLEARABLE)).max(CLEARABLE.length).optional(),
     })
     .refine((a) => !a.clear?.some((k) => a[k] != null), {

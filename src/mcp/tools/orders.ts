@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PhoneInput } from '../../domain/contacts.ts';
+import { NewOrder, OrderStatusChange, Price, Quantity } from '../../domain/inputs.ts';
 import { createOrder } from '../../domain/order-create.ts';
 import { ORDER_STATUSES, ORDER_TRANSITIONS } from '../../domain/order-lifecycle.ts';
 import { getOrder, listOrders, updateOrderStatus } from '../../domain/orders.ts';
@@ -68,17 +68,10 @@ export const getOrderTool = defineTool({
   }),
 });
 
-const Line = z.strictObject({
-  item_id: z.guid().optional().describe('Inventory item; else matched by name, then sku'),
-  name: z.string().trim().min(1).max(300),
-  sku: z.string().trim().min(1).max(100).optional(),
-  quantity: offered(z.number().int().min(1).max(1_000_000), { type: 'integer', minimum: 1 }),
-  unit_price: offered(z.number().min(0).max(9_999_999_999.99).multipleOf(0.01), {
-    type: 'number',
-    minimum: 0,
-    description: 'Default: the item’s price',
-  }).optional(),
-});
+// The limits are the domain's (src/domain/inputs.ts); a model is told quantity and price plainly
+// (zod's multipleOf and bounds stay checked, not shown).
+offered(Quantity, { type: 'integer', minimum: 1 });
+offered(Price, { type: 'number', minimum: 0, description: 'Default: the item’s price' });
 
 export const createOrderTool = defineTool({
   name: 'svc_create_order',
@@ -86,21 +79,7 @@ export const createOrderTool = defineTool({
   description:
     'Record a customer order. The service numbers it, computes totals, links lines to inventory (else new draft items) and the customer to a contact (contact_id, else matched by email/phone, else created). Returns {order_number, order, warnings}.',
   scope: 'write',
-  input: z.strictObject({
-    address: z.string().trim().min(1).max(2000).describe('Delivery address'),
-    phone_number: PhoneInput.min(1).describe('Courier contact, with country code'),
-    items: z.array(Line).min(1).max(200),
-    contact_id: z.guid().optional(),
-    customer_name: z.string().trim().max(300).optional(),
-    customer_email: z.email().max(320).optional(),
-    customer_phone: PhoneInput.optional(),
-    notes: z.string().max(10_000).optional(),
-    currency: z
-      .string()
-      .regex(/^[A-Za-z]{3}$/)
-      .optional()
-      .describe('ISO 4217, default USD'),
-  }),
+  input: NewOrder,
   output: z.object({
     order_number: z.string(),
     order: OrderWithItems,
@@ -108,7 +87,7 @@ export const createOrderTool = defineTool({
   }),
   records: 'orders',
   annotations: CREATE,
-  run: ({ s, principal }, args) => createOrder(s, principal, args),
+  run: ({ s, principal }, args) => createOrder(s, principal, args, 'mcp'),
 });
 
 export const updateOrderStatusTool = defineTool({
@@ -116,11 +95,7 @@ export const updateOrderStatusTool = defineTool({
   title: 'Move an order through its lifecycle',
   description: `Change an order's status, recording who and why (note). Moves: ${lifecycle}. Confirm reserves stock, cancel releases, ship consumes, return restocks. Returns {previous_status, changed, order}.`,
   scope: 'write',
-  input: z.strictObject({
-    order_id: orderId,
-    status: z.enum(ORDER_STATUSES),
-    note: z.string().max(2000).optional(),
-  }),
+  input: OrderStatusChange,
   output: z.object({
     previous_status: z.enum(ORDER_STATUSES),
     changed: z.boolean(),

@@ -1,0 +1,26 @@
+import type { Tokens } from '../auth/jwt.ts';
+import type { Passwords } from '../auth/password.ts';
+import type { Database } from '../platform/db/database.ts';
+import type { PlanCache } from './plan-cache.ts';
+
+// One way in for what src/domain needs (docs/decisions.md, "One way in"): a function that opens
+// its own transaction or uses a service takes `deps` first, typed as the part of `Deps` it reads
+// (`Pick<Deps, 'db'>`), then the principal it acts for, then its input. A function that runs
+// inside a transaction its caller opened takes that transaction first instead: `(tx, input)`.
+// `Services` (src/services.ts) is a `Deps`, so an entry point passes its services as they are.
+
+export type Deps = {
+  db: Database;
+  plans: PlanCache;
+  passwords: Passwords;
+  tokens: Tokens;
+  /** Calls the organization made today (the daily quota's counter; src/platform/http/meter.ts). */
+  apiCallsToday: (organizationId: string) => Promise<number>;
+};
+
+/**
+ * The entry point a record was created through, stored in its `source` column. The domain never
+ * assumes one: the entry point names itself. (`order` is a contact created for an order's
+ * customer; imports and webhooks name their channel, e.g. `shopify`.)
+ */
+export type Source = 'mcp' | 'rest' | 'function' | 'dashboard' | 'order';
