@@ -165,7 +165,9 @@ describe('errors inside an embedded resource', () => {
       .eq('order_items.quantity', 'lots');
     expect(r.status).toBe(400);
     expect(r.error?.code).toBe('22P02');
-    expect(r.error?.message).toMatch(/^Column "order_items\.quantity": invalid input syntax for type integer: "lots"/);
+    expect(r.error?.message).toMatch(
+      /^Column "order_items\.quantity": invalid input syntax for type integer: "lots"/,
+    );
   });
 });
 
