@@ -60,6 +60,11 @@ export type NodePlan = {
 };
 export type ReadPlan = {
   root: NodePlan;
+  /**
+   * Substring filters a trigram index can serve (see `searchable`), to be asked of the table's
+   * search view first: null when there are none.
+   */
+  search: { view: string; filters: PlanFilter[] } | null;
   page: { limit: number; offset: number };
   count: Prefer['count'];
   /**
@@ -205,7 +210,36 @@ export function readPlan(
   const ctx: Context = { schema, embedded: q.embedded, used: new Set() };
   const root = node(ctx, rel, q.select, q, 0, '', null, 'left');
   for (const path of q.embedded.keys()) if (!ctx.used.has(path)) throw embedNotSelected(path);
-  return { root, page, count, organization: rel.columns.has('organization_id') ? organization : null };
+  const org = rel.columns.has('organization_id') ? organization : null;
+  return { root, page, count, organization: org, search: org ? searchable(rel, root.filters) : null };
+}
+
+/**
+ * Tables with a search view over their trigram-indexed text columns (migrations/0012, 0015): under
+ * RLS a tenant's `ilike` cannot use those indexes, the view's query can.
+ */
+const SEARCH_VIEWS: Record<string, { view: string; columns: ReadonlySet<string> }> = {
+  contacts: { view: 'app.contact_search', columns: new Set(['first_name', 'last_name', 'email', 'company']) },
+};
+
+/**
+ * A `like`/`ilike` a trigram index can serve: on an indexed column, not negated, and a pattern with
+ * three characters in a row to look up and no backslash (the view's promise: nothing can raise).
+ */
+function indexable(f: PlanFilter, columns: ReadonlySet<string>): boolean {
+  if (f.kind === 'logic')
+    return f.op === 'or' && !f.negate && f.items.length > 0 && f.items.every((i) => indexable(i, columns));
+  if (f.kind !== 'cond' || f.negate || f.quantifier || f.ref.keys.length) return false;
+  if ((f.op !== 'like' && f.op !== 'ilike') || !columns.has(f.ref.column.name)) return false;
+  const pattern = String(f.value);
+  return !pattern.includes('\\') && /[^*%_]{3}/.test(pattern);
+}
+
+function searchable(rel: Relation, filters: PlanFilter[]): ReadPlan['search'] {
+  const target = SEARCH_VIEWS[rel.name];
+  if (!target) return null;
+  const served = filters.filter((f) => indexable(f, target.columns));
+  return served.length ? { view: target.view, filters: served } : null;
 }
 
 /** Filters of an update or delete: columns of `rel` only. */

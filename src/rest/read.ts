@@ -2,21 +2,32 @@ import type { Queryable } from '../platform/db/database.ts';
 import type { Services } from '../services.ts';
 import { explainDbError, fromFilters } from './db-errors.ts';
 import { notSingle, rangeNotSatisfiable } from './errors.ts';
-import { readPlan, relationOf } from './plan.ts';
+import { type ReadPlan, readPlan, relationOf } from './plan.ts';
 import { contentRange, pageOf, readStatus } from './range.ts';
 import type { ApiRequest } from './request.ts';
 import type { RestResponse } from './respond.ts';
-import { ESTIMATE_ABOVE, plannedCountSql, readSql } from './sql.ts';
+import { candidatesSql, ESTIMATE_ABOVE, plannedCountSql, readSql, SEARCH_CANDIDATES } from './sql.ts';
 
 type Page = { body: string; returned: number; total: number | null };
 
 /** The planner's estimate of the rows a plan counts: the top node's "Plan Rows". */
-async function planned(tx: Queryable, plan: ReturnType<typeof readPlan>): Promise<number> {
+async function planned(tx: Queryable, plan: ReadPlan): Promise<number> {
   const sql = plannedCountSql(plan);
   const [row] = await tx.query<{ 'QUERY PLAN': unknown }>(sql.text, sql.values);
   const json = row?.['QUERY PLAN'];
   const doc = (typeof json === 'string' ? JSON.parse(json) : json) as [{ Plan: { 'Plan Rows': number } }];
   return Math.round(doc[0].Plan['Plan Rows']);
+}
+
+/**
+ * The ids a search view finds for the plan's substring filters, or undefined when they are more
+ * than SEARCH_CANDIDATES: a common pattern is found as fast by reading the page in order.
+ */
+async function candidates(tx: Queryable, plan: ReadPlan): Promise<string[] | undefined> {
+  const sql = candidatesSql(plan);
+  const [row] = await tx.query<{ ids: string[] }>(sql.text, sql.values);
+  const ids = row?.ids ?? [];
+  return ids.length > SEARCH_CANDIDATES ? undefined : ids;
 }
 
 /**
@@ -28,11 +39,11 @@ export async function read(s: Services, req: ApiRequest): Promise<RestResponse> 
   const rel = relationOf(s.schema, req.table);
   const page = pageOf(req.query, req.range);
   const plan = readPlan(s.schema, rel, req.query, page, req.prefer.count, req.organization);
-  const sql = readSql(plan);
   const { body, returned, total } = await s.db
     .asPrincipal(
       req.principal,
       async (tx) => {
+        const sql = readSql(plan, plan.search ? await candidates(tx, plan) : undefined);
         const [row] = await tx.query<Page>(sql.text, sql.values);
         const result = row as Page;
         const estimate =

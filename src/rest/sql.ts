@@ -180,10 +180,32 @@ function matching(n: NodePlan, p: Params, list: string): string {
   return `select ${list} from ${fromSql(n, p)}${whereSql(conditions(n, p))}`;
 }
 
-/** The root's conditions, with the caller's organization first so the planner sees the tenant. */
-function rootConditions(plan: ReadPlan, p: Params): string[] {
+/**
+ * The root's conditions, with the caller's organization first so the planner sees the tenant, and
+ * the candidate ids a search view found (read.ts), which RLS and the filters then check again.
+ */
+function rootConditions(plan: ReadPlan, p: Params, candidates?: string[]): string[] {
   const org = plan.organization ? [`t0.organization_id = ${p.add(plan.organization)}::uuid`] : [];
-  return [...org, ...conditions(plan.root, p)];
+  const ids = candidates ? [`t0.id = any(${p.add(candidates)}::uuid[])`] : [];
+  return [...org, ...ids, ...conditions(plan.root, p)];
+}
+
+/** Above this many matches a search view's ids are not used: the plain read is as good or better. */
+export const SEARCH_CANDIDATES = 1000;
+
+/**
+ * The ids of at most SEARCH_CANDIDATES + 1 rows the search view finds for the plan's substring
+ * filters, planned with the pattern and without the policies, so its trigram indexes serve it.
+ */
+export function candidatesSql(plan: ReadPlan): Statement {
+  const p = new Params();
+  const search = plan.search as NonNullable<ReadPlan['search']>;
+  const conds = [
+    `t0.organization_id = ${p.add(plan.organization)}::uuid`,
+    ...filtersSql(search.filters, 't0', p),
+  ];
+  const text = `select coalesce(array_agg(id), '{}') as ids from (select t0.id from ${search.view} as t0 where ${conds.join(' and ')} limit ${SEARCH_CANDIDATES + 1}) c`;
+  return { text, values: p.values };
 }
 
 /** Above this many rows `count=estimated` takes the planner's estimate, as PostgREST does past db-max-rows. */
@@ -196,14 +218,14 @@ export type Statement = { text: string; values: unknown[] };
  * rows in it and, for `count=exact` or `estimated`, the total matching the filters. The page is
  * chosen (filtered, ordered, limited) before any JSON is built.
  */
-export function readSql(plan: ReadPlan): Statement {
+export function readSql(plan: ReadPlan, candidates?: string[]): Statement {
   const p = new Params();
   const root = plan.root;
-  const rows = `select ${fieldsSql(root, p)} from ${fromSql(root, p)}${whereSql(rootConditions(plan, p))}${groupSql(root)}${orderSql(root)} limit ${p.add(plan.page.limit)} offset ${p.add(plan.page.offset)}`;
+  const rows = `select ${fieldsSql(root, p)} from ${fromSql(root, p)}${whereSql(rootConditions(plan, p, candidates))}${groupSql(root)}${orderSql(root)} limit ${p.add(plan.page.limit)} offset ${p.add(plan.page.offset)}`;
   let total = 'null::bigint';
   if (plan.count === 'exact' || plan.count === 'estimated') {
     const bound = plan.count === 'estimated' ? ` limit ${ESTIMATE_ABOVE + 1}` : '';
-    total = `(select count(*) from (select 1 from ${fromSql(root, p)}${whereSql(rootConditions(plan, p))}${groupSql(root)}${bound}) c)`;
+    total = `(select count(*) from (select 1 from ${fromSql(root, p)}${whereSql(rootConditions(plan, p, candidates))}${groupSql(root)}${bound}) c)`;
   }
   const text = `with page as (${rows}) select coalesce(json_agg(page), '[]')::text as body, count(page.*)::int as returned, ${total} as total from page`;
   return { text, values: p.values };
