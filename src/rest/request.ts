@@ -14,7 +14,10 @@ export type ApiRequest = {
   method: 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'DELETE';
   table: string;
   principal: Principal;
-  /** The organization the caller's token names (null for anon, the service role, or none yet). */
+  /**
+   * The organization the request acts in, from the token (null for anon, the service role, a
+   * person without one, or a read that spans the caller's organizations: their memberships).
+   */
   organization: string | null;
   query: ReadQuery;
   /** `columns` and `on_conflict`, which only writes read. */
@@ -26,14 +29,14 @@ export type ApiRequest = {
   range: string | undefined;
 };
 
-export function apiRequest(c: Context, table: string): ApiRequest {
+export function apiRequest(c: Context, table: string, inOrganization: boolean): ApiRequest {
   const params = new URL(c.req.url).searchParams;
   const principal = c.get('principal') as Principal;
   return {
     method: c.req.method as ApiRequest['method'],
     table,
     principal,
-    organization: claimedOrganization(principal),
+    organization: inOrganization ? claimedOrganization(principal) : null,
     query: parseRead(params),
     columns: params.get('columns'),
     onConflict: params.get('on_conflict'),

@@ -50,8 +50,10 @@ export function restRoutes(s: Services) {
   );
   app.on(['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'], '/:table', (c) =>
     shaped(c, () => {
-      const req = apiRequest(c, c.req.param('table'));
-      if (actsInOrganization(s, req.method, req.table)) assertOrganization(req.principal);
+      const table = c.req.param('table');
+      const acts = actsInOrganization(s, c.req.method, table);
+      if (acts) assertOrganization(c.get('principal'));
+      const req = apiRequest(c, table, acts);
       const body = () => jsonBody(c);
       if (req.method === 'POST') return insert(s, req, body);
       if (req.method === 'PATCH') return update(s, req, body);

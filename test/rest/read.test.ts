@@ -167,6 +167,22 @@ describe('reads with @supabase/postgrest-js', () => {
 });
 
 describe('isolation and refusals', () => {
+  it('lists a person’s memberships in every organization, not only the current one', async () => {
+    const person = await signUp(svc, 'First Home');
+    const second = await call(svc, 'POST', '/functions/v1/organization-create', {
+      token: person.access_token,
+      body: { name: 'Second Home' },
+    });
+    expect(second.status).toBe(201);
+    const { data, error } = await rest(person.access_token)
+      .from('organization_members')
+      .select('organization_id, role');
+    expect(error).toBeNull();
+    expect((data ?? []).map((m) => m.organization_id).sort()).toEqual(
+      [orgOf(person), second.json.organization.id].sort(),
+    );
+  });
+
   it('shows another tenant nothing, even by id', async () => {
     const [theirs] = await svc.services.db.query<{ id: string }>(
       "select id from contacts where first_name = 'theirs'",
