@@ -29,7 +29,8 @@ const wrap = (client: pg.ClientBase | pg.Pool): Connection => ({
 });
 
 type Corkable = { cork(): void; uncork(): void };
-const socketOf = (client: pg.PoolClient) => (client as unknown as { connection: { stream: Corkable } }).connection.stream;
+const socketOf = (client: pg.PoolClient) =>
+  (client as unknown as { connection: { stream: Corkable } }).connection.stream;
 
 /**
  * A transaction on a pipelining connection. `begin`, the claims statement and the callback's
