@@ -179,9 +179,15 @@ async function benchPostgres(): Promise<string | null> {
       op: async (org, id) => (await db.transaction((tx) => tx.query(READ, [org, id]))).length,
       rls: false,
     };
-    const seq = await compare(s, [...variants(db, s), ownerTx]);
+    // The same read through db.queryAs: claims and read before one Sync, no begin or commit.
+    const oneSync: Variant = {
+      label: 'rls: db.queryAs(user, readOnly), one Sync',
+      op: async (org, id) => (await db.queryAs(s.principal, READ, [org, id], { readOnly: true })).length,
+      rls: true,
+    };
+    const seq = await compare(s, [...variants(db, s), oneSync, ownerTx]);
     print(`sequential, ${ITERATIONS} reads per variant after ${WARMUP} warm-up`, seq);
-    const conc = await compare(s, variants(db, s), CONCURRENCY);
+    const conc = await compare(s, [...variants(db, s), oneSync], CONCURRENCY);
     print(`${CONCURRENCY} concurrent callers, pool of ${CONCURRENCY}`, conc);
     const [cBase, cRls] = conc;
     const tail =

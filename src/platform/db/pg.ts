@@ -9,7 +9,8 @@ import {
   SET_CLAIMS_SQL,
 } from './database.ts';
 import { advisoryKey } from './lock-key.ts';
-import { forgetOnError, prepared } from './statement-cache.ts';
+import { OneSync, runOneSync } from './one-sync.ts';
+import { forgetAfterBatch, forgetOnError, prepared } from './statement-cache.ts';
 
 // int8 (counts, sequences) as numbers, as PGlite returns them; numeric stays a string (money).
 const types = {
@@ -140,6 +141,31 @@ export function openPostgres(url: string, poolSize: number): Database {
     transaction: (fn) => withClient(null, fn),
     asPrincipal: (principal: Principal, fn, opts) =>
       withClient([SET_CLAIMS_SQL, claimsParams(principal, opts?.readOnly)], fn, opts?.readOnly),
+    async queryAs(principal, sql, params, opts) {
+      const client = await pool.connect();
+      const claims = {
+        name: 'svc_set_claims',
+        text: SET_CLAIMS_SQL,
+        values: claimsParams(principal, opts?.readOnly),
+      };
+      const read = prepared(client, sql, params);
+      const batch = new OneSync([
+        claims,
+        { name: 'name' in read ? read.name : '', text: sql, values: params },
+      ]);
+      let broken: Error | undefined;
+      try {
+        const results = await runOneSync(client, batch);
+        return (results[1]?.rows ?? []) as never[];
+      } catch (err) {
+        // A server error leaves the connection usable; anything else (a lost socket) does not.
+        if (!(err instanceof pg.DatabaseError)) broken = err as Error;
+        else forgetAfterBatch(client, err, sql, batch.parsedHere);
+        throw err;
+      } finally {
+        client.release(broken);
+      }
+    },
     // Migrations run multi-statement scripts, which need a plain (non-pipelined) connection.
     async withAdvisoryLock(key, fn) {
       const client = new pg.Client({ connectionString: url, types });

@@ -25,7 +25,7 @@ type Internals = { connection: { parsedStatements: Record<string, string> } };
 
 const caches = new WeakMap<pg.ClientBase, Map<string, string>>();
 
-const nameOf = (text: string) => `s_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}`;
+const nameOf = (text: string) => `s_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
 
 /** The query config for `text`: named (prepared once on this connection) when it has values. */
 export function prepared(
@@ -67,7 +67,7 @@ function forget(client: pg.ClientBase, text: string, name: string, onServer = fa
   const parsed = (client as unknown as Internals).connection.parsedStatements;
   if (parsed[name] === undefined && !onServer) return;
   delete parsed[name];
-  client.query(`deallocate ${name}`).catch(() => {});
+  client.query(`deallocate "${name}"`).catch(() => {});
 }
 
 /**
@@ -82,4 +82,23 @@ export function forgetOnError(client: pg.ClientBase, err: unknown, text: string)
   if (code !== '0A000' && code !== '26000' && code !== '42P05') return;
   const name = caches.get(client)?.get(text) ?? nameOf(text);
   forget(client, text, name, code === '42P05');
+}
+
+/**
+ * After a failed one-Sync batch (one-sync.ts): the names it sent a Parse for may or may not exist
+ * on the server, so they are dropped on both sides (the batch's implicit transaction is over, so
+ * the DEALLOCATE runs; one for a name that never made it fails harmlessly), plus forgetOnError's
+ * cases for a name parsed earlier.
+ */
+export function forgetAfterBatch(client: pg.ClientBase, err: unknown, text: string, parsedHere: string[]) {
+  const conn = (
+    client as unknown as Internals & { connection: { submittedNamedStatements: Record<string, string> } }
+  ).connection;
+  for (const name of parsedHere) {
+    delete conn.parsedStatements[name];
+    delete conn.submittedNamedStatements[name];
+    if (caches.get(client)?.get(text) === name) caches.get(client)?.delete(text);
+    client.query(`deallocate "${name}"`).catch(() => {});
+  }
+  if (!parsedHere.includes(caches.get(client)?.get(text) ?? '')) forgetOnError(client, err, text);
 }
