@@ -2,14 +2,14 @@
 -- speed"). app.establish_context keeps the contract of 0004 — the same claims in, the same
 -- transaction-local settings out (svc.org_id, svc.org_role, svc.agent_scopes, svc.can_read,
 -- svc.can_write, svc.can_delete), so policies and their InitPlan-wrapped STABLE readers do not
--- change — but runs two statements instead of eight: every request runs it, and its nested
+-- change — but runs one statement instead of eight: every request runs it, and its nested
 -- statements cost more than the primary-key read they guard (docs/performance.md). Membership
 -- and keys are still read from the database on every request, so removing a member or revoking
 -- a key takes effect at the caller's next request.
 --
 -- The agent scope order (admin implies write, write implies read) is said once here, in
 -- app.scope_order(); app.has_scope and the context both derive from it, and
--- test/platform/scope-order.test.ts pins it to SCOPES in src/domain/agent-keys.ts.
+-- test/rls/scope-order.test.ts pins it to SCOPES in src/domain/agent-keys.ts.
 
 -- Lowest to highest; each scope implies the ones before it.
 create or replace function app.scope_order() returns text[]
