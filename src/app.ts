@@ -1,37 +1,16 @@
+import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { cors } from 'hono/cors';
 import { authRoutes } from './auth/routes.ts';
 import { functionRoutes } from './functions/routes.ts';
 import { MCP_PATH, originPolicy } from './mcp/origin.ts';
 import { AppError, errorBody, toAppError } from './platform/errors.ts';
 import { trustedProxies } from './platform/http/client-ip.ts';
+import { corsHeaders } from './platform/http/cors.ts';
 import { newRouter, openApiDocument } from './platform/http/openapi.ts';
 import { requestContext } from './platform/http/request-context.ts';
 import { logFailure } from './platform/log.ts';
 import { restRoutes } from './rest/routes.ts';
 import type { Services } from './services.ts';
-
-const CORS_ALLOW_HEADERS = [
-  'authorization',
-  'apikey',
-  'content-type',
-  'x-client-info',
-  'x-supabase-api-version',
-  'x-request-id',
-  'prefer',
-  'range',
-  'accept-profile',
-  'content-profile',
-  'mcp-protocol-version',
-  'mcp-session-id',
-];
-const CORS_EXPOSE_HEADERS = [
-  'Content-Range',
-  'X-Supabase-Api-Version',
-  'X-Request-Id',
-  'Retry-After',
-  'Location',
-];
 
 /**
  * What each part of the surface requires, as the middleware mounted below enforces it (first
@@ -54,37 +33,36 @@ export function buildApp(s: Services) {
   const app = newRouter();
   app.use('*', requestContext(s.log, trustedProxies(s.config.trustProxy)));
   const mcpOrigins = originPolicy(s.config, s.publicUrl);
+  // Any page may call the APIs with a bearer token, but the MCP endpoint only its own origins.
   app.use(
     '*',
-    cors({
-      // Any page may call the APIs with a bearer token, but the MCP endpoint only its own origins.
-      origin: (origin, c) =>
-        c.req.path !== MCP_PATH ? '*' : mcpOrigins.allowsOrigin(origin) ? origin : null,
-      allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-      allowHeaders: CORS_ALLOW_HEADERS,
-      exposeHeaders: CORS_EXPOSE_HEADERS,
-      maxAge: 86400,
-    }),
+    corsHeaders((origin, c) =>
+      c.req.path !== MCP_PATH ? '*' : mcpOrigins.allowsOrigin(origin) ? origin : null,
+    ),
   );
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: s.config.bodyLimitBytes,
-      onError: (c) => {
-        // The rest of the body is never read, so this connection must not carry another request.
-        const outgoing = (c.env as { outgoing?: { shouldKeepAlive: boolean } } | undefined)?.outgoing;
-        if (outgoing) outgoing.shouldKeepAlive = false;
-        throw new AppError(
-          413,
-          'payload_too_large',
-          `The request body is larger than ${s.config.bodyLimitBytes} bytes`,
-          {
-            limit_bytes: s.config.bodyLimitBytes,
-          },
-        );
-      },
-    }),
-  );
+  const tooLarge = (c: Context): never => {
+    // The rest of the body is never read, so this connection must not carry another request.
+    const outgoing = (c.env as { outgoing?: { shouldKeepAlive: boolean } } | undefined)?.outgoing;
+    if (outgoing) outgoing.shouldKeepAlive = false;
+    throw new AppError(
+      413,
+      'payload_too_large',
+      `The request body is larger than ${s.config.bodyLimitBytes} bytes`,
+      { limit_bytes: s.config.bodyLimitBytes },
+    );
+  };
+  const limitBody = bodyLimit({ maxSize: s.config.bodyLimitBytes, onError: tooLarge });
+  // hono's bodyLimit asks `c.req.raw.body` first, which makes @hono/node-server build the whole
+  // WHATWG Request (Headers, AbortSignal, body stream) that its lightweight request never builds
+  // otherwise. GET and HEAD carry no body here; a body with a Content-Length is held to it by
+  // Node's HTTP parser, so the header is its size (bodyLimit decides the same way). Only a
+  // chunked body is counted by bodyLimit as it streams in.
+  app.use('*', (c, next) => {
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+    const length = c.req.header('content-length');
+    if (length === undefined || c.req.header('transfer-encoding') !== undefined) return limitBody(c, next);
+    return Number.parseInt(length, 10) > s.config.bodyLimitBytes ? tooLarge(c) : next();
+  });
 
   app.get('/health', async (c) => {
     try {

@@ -141,6 +141,8 @@ export async function startService(
         await redis?.quit().catch(() => redis.disconnect());
       }
       log.info('stopped');
+      // The log is written asynchronously (platform/log.ts): out before the caller may exit.
+      await new Promise<void>((resolve) => log.flush(() => resolve()));
     })();
     return closing;
   };

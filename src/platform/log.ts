@@ -5,6 +5,12 @@ export type { Logger };
 /**
  * JSON lines. Nothing that could carry a secret is ever passed to the logger (no headers, no
  * bodies, no query strings); the redaction list is a second line of defence.
+ *
+ * Without a destination, lines go to stdout asynchronously: pino's default writes each line with
+ * a synchronous write(2) on the request's path, one syscall per access-log line. The async
+ * destination writes in the background and batches the lines that arrive while a write is under
+ * way. Nothing is lost on the way out: pino flushes it synchronously on process exit (a crash
+ * included), and the service flushes it when it stops (main.ts).
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
@@ -27,7 +33,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
         censor: '[redacted]',
       },
     },
-    destination,
+    destination ?? pino.destination({ dest: 1, sync: false }),
   );
 }
 

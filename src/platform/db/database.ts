@@ -43,6 +43,18 @@ export interface Database {
     fn: (tx: Queryable) => Promise<T>,
     opts?: { readOnly?: boolean },
   ): Promise<T>;
+  /**
+   * One statement as the caller, in a transaction of its own: the same as
+   * `asPrincipal(principal, (tx) => tx.query(sql, params), opts)`, and cheaper. On PostgreSQL the
+   * claims statement and this one go as one implicit transaction (one write, one Sync, no `begin`
+   * or `commit`, one round trip); see one-sync.ts. For single-statement requests (REST reads).
+   */
+  queryAs<T extends Row = Row>(
+    principal: Principal,
+    sql: string,
+    params?: unknown[],
+    opts?: { readOnly?: boolean },
+  ): Promise<T[]>;
   /** Runs fn on one connection holding a cluster-wide advisory lock (migrations). */
   withAdvisoryLock<T>(key: string, fn: (conn: Connection) => Promise<T>): Promise<T>;
   /** Calls `onNotify` on every NOTIFY of `channel` (other processes' migrations); returns a stop. */

@@ -9,6 +9,8 @@ import {
   SET_CLAIMS_SQL,
 } from './database.ts';
 import { advisoryKey } from './lock-key.ts';
+import { OneSync, runOneSync } from './one-sync.ts';
+import { forgetAfterBatch, forgetOnError, prepared } from './statement-cache.ts';
 
 // int8 (counts, sequences) as numbers, as PGlite returns them; numeric stays a string (money).
 const types = {
@@ -27,16 +29,32 @@ const wrap = (client: pg.ClientBase | pg.Pool): Connection => ({
   },
 });
 
+type Corkable = { cork(): void; uncork(): void };
+const socketOf = (client: pg.PoolClient) =>
+  (client as unknown as { connection: { stream: Corkable } }).connection.stream;
+
 /**
- * A transaction on a pipelining connection. `begin` and the claims statement are written without
- * waiting, so they travel with the callback's first query: a request costs one round trip for
- * its work plus one for commit, instead of four. Their errors are still reported first.
+ * A transaction on a pipelining connection. `begin`, the claims statement and the callback's
+ * first statement are written without waiting, corked into one socket write (one syscall, one
+ * TCP segment) instead of one write each: a request costs one round trip for its work plus
+ * `commit`. Their errors are still reported first. Statements with values are prepared once per
+ * connection (statement-cache.ts), so the read is not planned again on every request.
+ *
+ * A read-only transaction does not wait for its `commit`: nothing it did can fail to commit, and
+ * the connection goes back to the pool at once, so whatever the next caller sends on it is queued
+ * behind the `commit` on the wire and runs after it, with none of these claims left. The answer
+ * leaves after one round trip instead of two, and under load the commit shares a write with the
+ * next request's statements. A write still waits for `commit` (a deferred constraint or a lost
+ * connection must fail the request).
  */
 async function pipelined<T>(
   client: pg.PoolClient,
   prelude: [string, unknown[]] | null,
   fn: (tx: Queryable) => Promise<T>,
+  readOnly = false,
 ) {
+  const socket = socketOf(client);
+  socket.cork();
   // The claims statement is the same text on every request: prepared once per connection.
   const started = [
     client.query('begin'),
@@ -50,22 +68,45 @@ async function pipelined<T>(
       await Promise.all(started);
     }
   };
+  let failed: string | undefined; // the text of a statement that failed, for forgetOnError
   const tx: Queryable = {
     async query<R extends Row>(sql: string, params?: unknown[]) {
-      const pending = client.query(sql, params as unknown[]);
+      const pending = client.query(prepared(client, sql, params));
       pending.catch(() => {});
       await ready();
-      return (await pending).rows as R[];
+      try {
+        return (await pending).rows as R[];
+      } catch (err) {
+        failed = sql;
+        throw err;
+      }
     },
   };
   try {
-    const result = await fn(tx);
+    let work: Promise<T>;
+    try {
+      work = fn(tx); // runs up to its first await: its first statement joins the corked write
+    } finally {
+      socket.uncork();
+    }
+    const result = await work;
     await ready();
-    await client.query('commit');
+    if (readOnly) {
+      // Corked until this turn of the event loop ends: the next caller handed this connection
+      // by the pool meanwhile writes its own begin, claims and statement behind the commit, and
+      // all of it leaves in one write; otherwise the commit leaves alone a moment later.
+      socket.cork();
+      client.query('commit').catch(() => {});
+      setImmediate(() => socket.uncork());
+    } else {
+      await client.query('commit');
+    }
     return result;
   } catch (err) {
     // A connection that cannot even roll back is not returned to the pool (see withClient).
-    await client.query('rollback').catch((rollbackFailed: Error) => {
+    const rollback = client.query('rollback');
+    if (failed !== undefined) forgetOnError(client, err, failed);
+    await rollback.catch((rollbackFailed: Error) => {
       (err as { connectionBroken?: Error }).connectionBroken = rollbackFailed;
     });
     throw err;
@@ -77,11 +118,15 @@ export function openPostgres(url: string, poolSize: number): Database {
   // An idle client that loses its server must not crash the process; the next checkout reconnects.
   pool.on('error', () => {});
 
-  async function withClient<T>(prelude: [string, unknown[]] | null, fn: (tx: Queryable) => Promise<T>) {
+  async function withClient<T>(
+    prelude: [string, unknown[]] | null,
+    fn: (tx: Queryable) => Promise<T>,
+    readOnly = false,
+  ) {
     const client = await pool.connect();
     let broken: Error | undefined;
     try {
-      return await pipelined(client, prelude, fn);
+      return await pipelined(client, prelude, fn, readOnly);
     } catch (err) {
       broken = (err as { connectionBroken?: Error }).connectionBroken;
       throw err;
@@ -95,7 +140,32 @@ export function openPostgres(url: string, poolSize: number): Database {
     query: (sql, params) => wrap(pool).query(sql, params),
     transaction: (fn) => withClient(null, fn),
     asPrincipal: (principal: Principal, fn, opts) =>
-      withClient([SET_CLAIMS_SQL, claimsParams(principal, opts?.readOnly)], fn),
+      withClient([SET_CLAIMS_SQL, claimsParams(principal, opts?.readOnly)], fn, opts?.readOnly),
+    async queryAs(principal, sql, params, opts) {
+      const client = await pool.connect();
+      const claims = {
+        name: 'svc_set_claims',
+        text: SET_CLAIMS_SQL,
+        values: claimsParams(principal, opts?.readOnly),
+      };
+      const read = prepared(client, sql, params);
+      const batch = new OneSync([
+        claims,
+        { name: 'name' in read ? read.name : '', text: sql, values: params },
+      ]);
+      let broken: Error | undefined;
+      try {
+        const results = await runOneSync(client, batch);
+        return (results[1]?.rows ?? []) as never[];
+      } catch (err) {
+        // A server error leaves the connection usable; anything else (a lost socket) does not.
+        if (!(err instanceof pg.DatabaseError)) broken = err as Error;
+        else forgetAfterBatch(client, err, sql, batch.parsedHere);
+        throw err;
+      } finally {
+        client.release(broken);
+      }
+    },
     // Migrations run multi-statement scripts, which need a plain (non-pipelined) connection.
     async withAdvisoryLock(key, fn) {
       const client = new pg.Client({ connectionString: url, types });

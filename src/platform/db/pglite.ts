@@ -57,6 +57,9 @@ export async function openPglite(
     transaction: (fn) => inTransaction(null, fn),
     asPrincipal: (principal, fn, opts) =>
       inTransaction([SET_CLAIMS_SQL, claimsParams(principal, opts?.readOnly)], fn),
+    // In process there is no round trip to save: the same transaction as asPrincipal.
+    queryAs: (principal, sql, params, opts) =>
+      inTransaction([SET_CLAIMS_SQL, claimsParams(principal, opts?.readOnly)], (tx) => tx.query(sql, params)),
     // One process owns a PGlite data dir, so an in-process queue is the whole lock.
     withAdvisoryLock: (_key, fn) => {
       const run = lockQueue.then(() => fn(wrap(db)));

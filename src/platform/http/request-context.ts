@@ -4,6 +4,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from '../log.ts';
 import { clientIp } from './client-ip.ts';
+import { addHeaders } from './cors.ts';
 import type { AppEnv } from './env.ts';
 
 const INCOMING_ID = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -29,7 +30,7 @@ export function requestContext(log: Logger, proxies: BlockList | null): Middlewa
     c.set('clientIp', clientIp(socketIp, c.req.header('x-forwarded-for'), proxies));
     const started = performance.now();
     await next();
-    c.header('X-Request-Id', requestId);
+    addHeaders(c, [['X-Request-Id', requestId]]); // on the final response, without a copy (cors.ts)
     reqLog.info(
       {
         method: c.req.method,

@@ -1,0 +1,94 @@
+// The bare baseline bench/rest.ts holds the service against, in a process of its own: node:http
+// and the database driver, no framework, no authentication, no REST layer. For each measured
+// path it sends exactly the statements the service sent for it (recorded by bench/rest-service.ts:
+// the claims statement with the same claims, then the same SQL and values) in one transaction.
+//
+// PostgreSQL: what a careful hand-written server does with node-postgres — `begin`, the
+// statements and `commit` issued at once on a pipelining connection and corked into one socket
+// write (one round trip), each statement prepared once per connection by name.
+// PGlite: the same statements inside PGlite's own transaction(), the one connection it has.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import type { BenchRequest, Fixture } from './rest-service.ts';
+
+const env = process.env;
+const fixture = JSON.parse(readFileSync(env.BENCH_FIXTURE ?? '', 'utf8')) as Fixture;
+const byPath = new Map<string, BenchRequest>(fixture.requests.map((r) => [`${r.method} ${r.path}`, r]));
+const named = (text: string) => `b${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+
+type Run = (r: BenchRequest) => Promise<Record<string, unknown> | undefined>;
+let close = async () => {};
+
+function onPostgres(url: string): Run {
+  const pool = new pg.Pool({ connectionString: url, max: 16, pipeline: true } as pg.PoolConfig);
+  close = () => pool.end();
+  return async (r) => {
+    const client = await pool.connect();
+    const stream = (
+      client as unknown as {
+        connection: { stream: NodeJS.WritableStream & { cork(): void; uncork(): void } };
+      }
+    ).connection.stream;
+    stream.cork();
+    const sent = [
+      client.query('begin'),
+      ...r.statements.map((s) => client.query({ name: named(s.text), text: s.text, values: s.values })),
+      client.query('commit'),
+    ];
+    stream.uncork();
+    try {
+      const results = await Promise.all(sent);
+      return results[results.length - 2]?.rows[0];
+    } finally {
+      client.release();
+    }
+  };
+}
+
+async function onPglite(dataDir: string): Promise<Run> {
+  const db = await PGlite.create({ dataDir: path.join(dataDir, 'pglite') });
+  close = () => db.close(); // the service opens this directory next: leave it consistent
+  return (r) =>
+    db.transaction(async (tx) => {
+      let last: Record<string, unknown> | undefined;
+      for (const s of r.statements)
+        last = (await tx.query<Record<string, unknown>>(s.text, s.values)).rows[0];
+      return last;
+    });
+}
+
+const run = env.DATABASE_URL ? onPostgres(env.DATABASE_URL) : await onPglite(env.BENCH_DATA_DIR ?? '');
+
+const server = createServer((req, res) => {
+  const r = byPath.get(`${req.method} ${req.url}`);
+  if (!r) {
+    res.writeHead(404).end();
+    return;
+  }
+  req.resume(); // the body is the recorded one; only its arrival matters
+  req.once('end', () => {
+    run(r).then(
+      (row) => {
+        const body = typeof row?.body === 'string' ? row.body : '';
+        res.writeHead(r.status, { 'content-type': 'application/json' }).end(r.status === 201 ? '' : body);
+      },
+      (err: Error) => {
+        res.writeHead(500).end(err.message);
+      },
+    );
+  });
+});
+server.listen(0, '127.0.0.1', () => {
+  const { port } = server.address() as { port: number };
+  process.send?.({ url: `http://127.0.0.1:${port}` });
+});
+process.once('SIGTERM', async () => {
+  server.close();
+  server.closeAllConnections();
+  await close();
+  process.exit(0);
+});

@@ -1,0 +1,55 @@
+// The data bench/rest.ts measures on: one organization (the caller's, on the scale plan with no
+// daily quota) holding 100,000 contacts and 500 orders of 3 items, and 10 other organizations
+// holding 10,000 contacts each, so every read has other tenants' rows to skip.
+import type { Database } from '../src/platform/db/database.ts';
+import { SERVICE } from '../src/platform/db/database.ts';
+
+export const TENANT_CONTACTS = 100_000;
+const OTHER_TENANTS = 10;
+const ORDERS = 500;
+
+export type Seeded = { contactId: string; orderId: string };
+
+export async function seedTenant(db: Database, org: string): Promise<Seeded> {
+  await db.query("update organizations set plan = 'scale' where id = $1", [org]);
+  await db.query("update plans set api_calls_per_day = null where slug = 'scale'");
+  // The largest plan allows 50,000 contacts, and its ceiling counts the tenant's contacts on
+  // every insert: the scratch database lifts it, so the single-row insert measures the request
+  // path, not a count over 100,000 rows (the same for the service and the baseline anyway).
+  await db.query('alter table public.contacts disable trigger contacts_plan_ceiling');
+  const contacts = `insert into public.contacts (organization_id, first_name, last_name, email, company)
+    select $1, 'First ' || g, 'Last ' || g, 'c' || g || '@example.test', 'Acme' from generate_series(1, $2::int) g`;
+  await db.query(contacts, [org, TENANT_CONTACTS]);
+  const others = await db.query<{ id: string }>(
+    `insert into public.organizations (name, plan) select 'Other ' || g, 'scale' from generate_series(1, $1::int) g
+     returning id`,
+    [OTHER_TENANTS],
+  );
+  for (const o of others) await db.query(contacts, [o.id, TENANT_CONTACTS / OTHER_TENANTS]);
+  // Orders through the service path, so numbers, totals and counters are what triggers make.
+  await db.asPrincipal(SERVICE, async (tx) => {
+    await tx.query(
+      `insert into public.orders (organization_id, contact_id, currency)
+       select $1, (select id from public.contacts where organization_id = $1 limit 1), 'USD'
+         from generate_series(1, $2::int)`,
+      [org, ORDERS],
+    );
+    await tx.query(
+      `insert into public.order_items (organization_id, order_id, name, quantity, unit_price)
+       select o.organization_id, o.id, 'Item ' || g, g, 9.5
+         from public.orders o, generate_series(1, 3) g where o.organization_id = $1`,
+      [org],
+    );
+  });
+  await db.query('analyze');
+  const [c] = await db.query<{ id: string }>(
+    'select id from public.contacts where organization_id = $1 order by id offset 5000 limit 1',
+    [org],
+  );
+  const [o] = await db.query<{ id: string }>(
+    'select id from public.orders where organization_id = $1 order by id limit 1',
+    [org],
+  );
+  if (!c || !o) throw new Error('seed failed');
+  return { contactId: c.id, orderId: o.id };
+}

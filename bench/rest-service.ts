@@ -1,0 +1,124 @@
+// The service as bench/rest.ts measures it, in a process of its own: the real composition root
+// (startService) on DATABASE_URL or on PGlite in BENCH_DATA_DIR, logging at info to stdout like a
+// deployment. With BENCH_SEED=1 it first seeds the data (bench/rest-seed.ts), then sends each
+// measured request once to itself and records the statements the database adapter was given
+// (claims and SQL, per request), so the bare baseline can send exactly the same ones. It tells
+// its parent its URL over IPC and serves until SIGTERM.
+import { writeFileSync } from 'node:fs';
+import { loadConfig } from '../src/config.ts';
+import { startService } from '../src/main.ts';
+import { claimsParams, type Database, type Queryable, SET_CLAIMS_SQL } from '../src/platform/db/database.ts';
+import { openDatabase } from '../src/platform/db/open.ts';
+import { seedTenant } from './rest-seed.ts';
+
+export type Statement = { text: string; values: unknown[] };
+export type BenchRequest = {
+  label: string;
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+  /** What one request sends inside its transaction: claims first, then the callback's SQL. */
+  statements: Statement[];
+  readOnly: boolean;
+  status: number;
+};
+export type Fixture = { anonKey: string; accessToken: string; requests: BenchRequest[] };
+
+const env = process.env;
+const config = loadConfig({
+  PORT: '0',
+  LOG_LEVEL: 'info',
+  DATA_DIR: env.BENCH_DATA_DIR ?? '',
+  RATE_LIMIT_STANDARD_PER_MINUTE: '100000000',
+  ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL, DATABASE_POOL_SIZE: '16' } : {}),
+});
+
+/** The database, recording what each asPrincipal call sends while `recording` is set. */
+const db = await openDatabase(config);
+let recording: { statements: Statement[]; readOnly: boolean } | null = null;
+const recorder: Database = Object.create(db);
+recorder.asPrincipal = (principal, fn, opts) => {
+  const rec = recording;
+  if (!rec) return db.asPrincipal(principal, fn, opts);
+  rec.readOnly = opts?.readOnly ?? false;
+  rec.statements.push({ text: SET_CLAIMS_SQL, values: claimsParams(principal, opts?.readOnly) });
+  return db.asPrincipal(
+    principal,
+    (tx) => {
+      const spy: Queryable = {
+        query: (text, values) => {
+          rec.statements.push({ text, values: values ?? [] });
+          return tx.query(text, values);
+        },
+      };
+      return fn(spy);
+    },
+    opts,
+  );
+};
+
+const svc = await startService(config, { database: recorder });
+
+async function seed(): Promise<Fixture> {
+  const { anonKey } = svc.services.keys;
+  const signup = await fetch(`${svc.url}/auth/v1/signup`, {
+    method: 'POST',
+    headers: { apikey: anonKey, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      email: `bench-${Date.now()}@example.test`,
+      password: 'password-8',
+      data: { organization_name: 'Bench' },
+    }),
+  });
+  if (signup.status !== 200) throw new Error(`signup: ${signup.status} ${await signup.text()}`);
+  const { access_token: accessToken } = (await signup.json()) as { access_token: string };
+  const claims = await svc.services.tokens.verify(accessToken);
+  const org = (claims.app_metadata as { organization_id: string }).organization_id;
+  const { contactId, orderId } = await seedTenant(db, org);
+  svc.services.plans.forget(org);
+  const requests: Omit<BenchRequest, 'statements' | 'readOnly' | 'status'>[] = [
+    { label: 'one contact by id', method: 'GET', path: `/rest/v1/contacts?id=eq.${contactId}` },
+    { label: 'list of 25', method: 'GET', path: '/rest/v1/contacts?select=*&limit=25' },
+    {
+      label: 'order with its items',
+      method: 'GET',
+      path: `/rest/v1/orders?select=*,order_items(*)&id=eq.${orderId}`,
+    },
+    {
+      label: 'insert one contact',
+      method: 'POST',
+      path: '/rest/v1/contacts',
+      body: JSON.stringify({ first_name: 'Bench', company: 'Acme' }),
+    },
+  ];
+  const recorded: BenchRequest[] = [];
+  for (const r of requests) {
+    recording = { statements: [], readOnly: false };
+    const send = () =>
+      fetch(`${svc.url}${r.path}`, {
+        method: r.method,
+        headers: {
+          apikey: anonKey,
+          authorization: `Bearer ${accessToken}`,
+          'content-type': 'application/json',
+        },
+        body: r.body,
+      });
+    // The seed outlasts the server's keep-alive timeout: a reused socket may be closed under us.
+    const res = await send().catch(send);
+    await res.arrayBuffer();
+    if (res.status >= 300) throw new Error(`${r.method} ${r.path}: ${res.status}`);
+    recorded.push({ ...r, ...recording, status: res.status });
+    recording = null;
+  }
+  return { anonKey, accessToken, requests: recorded };
+}
+
+if (env.BENCH_SEED === '1' && env.BENCH_FIXTURE) {
+  writeFileSync(env.BENCH_FIXTURE, JSON.stringify(await seed()));
+}
+process.send?.({ url: svc.url });
+process.once('SIGTERM', async () => {
+  await svc.close();
+  process.exit(0);
+});

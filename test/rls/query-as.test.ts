@@ -1,0 +1,82 @@
+// db.queryAs: one statement as the caller in a transaction of its own, which on PostgreSQL is the
+// claims statement and the statement before one Sync, with no begin or commit
+// (src/platform/db/one-sync.ts). It must guard exactly as asPrincipal does, leave nothing of the
+// caller on a pooled connection, and keep the connection usable after a failure.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FreshDatabase, freshDatabase } from '../helpers/db.ts';
+import { seedTenant, sqlstate, type Tenant } from './fixtures.ts';
+
+let fresh: FreshDatabase;
+let a: Tenant;
+let b: Tenant;
+let theirs: string;
+beforeAll(async () => {
+  fresh = await freshDatabase();
+  a = await seedTenant(fresh.db, 'query-as-a');
+  b = await seedTenant(fresh.db, 'query-as-b');
+  const [row] = await fresh.db.query<{ id: string }>(
+    `insert into contacts (organization_id, first_name) values ($1, 'Theirs') returning id`,
+    [b.orgId],
+  );
+  theirs = (row as { id: string }).id;
+});
+afterAll(() => fresh?.drop());
+
+const owner = () => a.owner.as;
+
+describe('db.queryAs', () => {
+  it('reads and writes as the caller, and another tenant’s rows stay invisible', async () => {
+    const [mine] = await fresh.db.queryAs<{ id: string }>(
+      owner(),
+      `insert into contacts (first_name) values ('Mine') returning id`,
+      [],
+    );
+    const seen = await fresh.db.queryAs<{ id: string }>(
+      owner(),
+      'select id from contacts where id = any($1::uuid[])',
+      [[mine?.id, theirs]],
+      { readOnly: true },
+    );
+    expect(seen.map((r) => r.id)).toEqual([mine?.id]);
+  });
+
+  it('refuses a write when read-only', async () => {
+    const code = await sqlstate(
+      fresh.db.queryAs(owner(), 'update contacts set last_name = $1', ['x'], { readOnly: true }),
+    );
+    expect(code).toBe('25006');
+  });
+
+  it('leaves no role or claims on the pooled connections, after successes and failures alike', async () => {
+    for (let i = 0; i < 30; i++) {
+      if (i % 3 === 0) {
+        expect(await sqlstate(fresh.db.queryAs(owner(), 'select $1::uuid', ['not-a-uuid']))).toBe('22P02');
+      } else {
+        await fresh.db.queryAs(owner(), 'select count(*) from contacts where first_name = $1', ['Mine'], {
+          readOnly: true,
+        });
+      }
+      const [s] = await fresh.db.query<{ who: string; org: string | null; ro: string }>(
+        `select current_user as who, current_setting('svc.org_id', true) as org,
+                current_setting('transaction_read_only') as ro`,
+      );
+      expect(s?.who).not.toBe('authenticated');
+      expect(s?.org ?? '').toBe('');
+      expect(s?.ro).toBe('off');
+    }
+  });
+
+  it('sees a removed member as no one at their next call', async () => {
+    const m = a.member;
+    const count = () =>
+      fresh.db.queryAs<{ n: number }>(m.as, 'select count(*)::int as n from contacts where first_name = $1', [
+        'Mine',
+      ]);
+    expect((await count())[0]?.n).toBeGreaterThan(0);
+    await fresh.db.query('delete from organization_members where organization_id = $1 and user_id = $2', [
+      a.orgId,
+      m.userId,
+    ]);
+    expect((await count())[0]?.n).toBe(0);
+  });
+});
