@@ -31,33 +31,46 @@ async function candidates(tx: Queryable, plan: ReadPlan): Promise<string[] | und
 }
 
 /**
- * GET and HEAD on a table or view: the page (and a count when asked) in one statement under the
- * caller's claims, read-only. `count=planned` adds the planner's estimate; `estimated` counts
- * exactly up to ESTIMATE_ABOVE rows and takes the estimate past it, as PostgREST does.
+ * The page (and count) under the caller's claims, read-only. The common read is one statement,
+ * sent as one implicit transaction (db.queryAs); a search (its candidate ids first) or an
+ * estimated count (EXPLAIN after) takes a transaction of several.
+ */
+function fetchPage(s: Services, req: ApiRequest, plan: ReadPlan): Promise<Page> {
+  const estimated = req.prefer.count === 'planned' || req.prefer.count === 'estimated';
+  if (!plan.search && !estimated) {
+    const sql = readSql(plan);
+    return s.db
+      .queryAs<Page>(req.principal, sql.text, sql.values, { readOnly: true })
+      .then(([row]) => row as Page);
+  }
+  return s.db.asPrincipal(
+    req.principal,
+    async (tx) => {
+      const sql = readSql(plan, plan.search ? await candidates(tx, plan) : undefined);
+      const [row] = await tx.query<Page>(sql.text, sql.values);
+      const result = row as Page;
+      const estimate =
+        req.prefer.count === 'planned' ||
+        (req.prefer.count === 'estimated' && (result.total ?? 0) > ESTIMATE_ABOVE);
+      // An estimate may be below the rows actually seen; the total never contradicts the page.
+      if (estimate) result.total = Math.max(await planned(tx, plan), plan.page.offset + result.returned);
+      return result;
+    },
+    { readOnly: true },
+  );
+}
+
+/**
+ * GET and HEAD on a table or view. `count=planned` adds the planner's estimate; `estimated`
+ * counts exactly up to ESTIMATE_ABOVE rows and takes the estimate past it, as PostgREST does.
  */
 export async function read(s: Services, req: ApiRequest): Promise<RestResponse> {
   const rel = relationOf(s.schema, req.table);
   const page = pageOf(req.query, req.range);
   const plan = readPlan(s.schema, rel, req.query, page, req.prefer.count, req.organization);
-  const { body, returned, total } = await s.db
-    .asPrincipal(
-      req.principal,
-      async (tx) => {
-        const sql = readSql(plan, plan.search ? await candidates(tx, plan) : undefined);
-        const [row] = await tx.query<Page>(sql.text, sql.values);
-        const result = row as Page;
-        const estimate =
-          req.prefer.count === 'planned' ||
-          (req.prefer.count === 'estimated' && (result.total ?? 0) > ESTIMATE_ABOVE);
-        // An estimate may be below the rows actually seen; the total never contradicts the page.
-        if (estimate) result.total = Math.max(await planned(tx, plan), page.offset + result.returned);
-        return result;
-      },
-      { readOnly: true },
-    )
-    .catch((err) => {
-      throw explainDbError(err, rel, fromFilters(req.query.filters, undefined, req.query.embedded));
-    });
+  const { body, returned, total } = await fetchPage(s, req, plan).catch((err) => {
+    throw explainDbError(err, rel, fromFilters(req.query.filters, undefined, req.query.embedded));
+  });
   const headers = { 'Content-Range': contentRange(page.offset, returned, total) };
   if (req.single) {
     if (returned !== 1) throw notSingle(returned);

@@ -27,11 +27,21 @@ beforeAll(async () => {
   // fails when nothing listens. (Closing the database for real also works on PostgreSQL; on
   // PGlite a transaction on a closed instance rejects again inside PGlite, unhandled.)
   const db = svc.services.db;
-  restore = { query: db.query, transaction: db.transaction, asPrincipal: db.asPrincipal };
+  restore = {
+    query: db.query,
+    transaction: db.transaction,
+    asPrincipal: db.asPrincipal,
+    queryAs: db.queryAs,
+  };
   const unreachable = async () => {
     throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
   };
-  Object.assign(db, { query: unreachable, transaction: unreachable, asPrincipal: unreachable });
+  Object.assign(db, {
+    query: unreachable,
+    transaction: unreachable,
+    asPrincipal: unreachable,
+    queryAs: unreachable,
+  });
 });
 afterAll(async () => {
   if (restore) Object.assign(svc.services.db, restore);
