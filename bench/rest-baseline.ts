@@ -5,7 +5,9 @@
 //
 // PostgreSQL: what a careful hand-written server does with node-postgres — `begin`, the
 // statements and `commit` issued at once on a pipelining connection and corked into one socket
-// write (one round trip), each statement prepared once per connection by name.
+// write (one round trip), each statement prepared once per connection by name; what the service
+// sent as one implicit transaction (db.queryAs) goes the same way here, claims and statement
+// before one Sync (the project's OneSync: the wire shape, not the service's code path).
 // PGlite: the same statements inside PGlite's own transaction(), the one connection it has.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -13,7 +15,8 @@ import { createServer } from 'node:http';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import type { BenchRequest, Fixture } from './rest-service.ts';
+import { OneSync, runOneSync } from '../src/platform/db/one-sync.ts';
+import type { BenchRequest, Fixture, Statement } from './rest-service.ts';
 
 const env = process.env;
 const fixture = JSON.parse(readFileSync(env.BENCH_FIXTURE ?? '', 'utf8')) as Fixture;
@@ -28,6 +31,19 @@ function onPostgres(url: string): Run {
   close = () => pool.end();
   return async (r) => {
     const client = await pool.connect();
+    if (r.oneSync) {
+      // The service sent claims and statement before one Sync (db.queryAs): the same wire shape.
+      const [claims, read] = r.statements as [Statement, Statement];
+      const batch = new OneSync([
+        { name: named(claims.text), ...claims },
+        { name: named(read.text), ...read },
+      ]);
+      try {
+        return (await runOneSync(client, batch))[1]?.rows[0];
+      } finally {
+        client.release();
+      }
+    }
     const stream = (
       client as unknown as {
         connection: { stream: NodeJS.WritableStream & { cork(): void; uncork(): void } };

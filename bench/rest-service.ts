@@ -20,6 +20,8 @@ export type BenchRequest = {
   /** What one request sends inside its transaction: claims first, then the callback's SQL. */
   statements: Statement[];
   readOnly: boolean;
+  /** Sent by db.queryAs: claims and one statement before a single Sync, no begin/commit. */
+  oneSync: boolean;
   status: number;
 };
 export type Fixture = { anonKey: string; accessToken: string; requests: BenchRequest[] };
@@ -33,10 +35,20 @@ const config = loadConfig({
   ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL, DATABASE_POOL_SIZE: '16' } : {}),
 });
 
-/** The database, recording what each asPrincipal call sends while `recording` is set. */
+/** The database, recording what each asPrincipal or queryAs call sends while `recording` is set. */
 const db = await openDatabase(config);
-let recording: { statements: Statement[]; readOnly: boolean } | null = null;
+let recording: { statements: Statement[]; readOnly: boolean; oneSync: boolean } | null = null;
 const recorder: Database = Object.create(db);
+recorder.queryAs = (principal, sql, params, opts) => {
+  const rec = recording;
+  if (rec) {
+    rec.readOnly = opts?.readOnly ?? false;
+    rec.oneSync = true;
+    rec.statements.push({ text: SET_CLAIMS_SQL, values: claimsParams(principal, opts?.readOnly) });
+    rec.statements.push({ text: sql, values: params ?? [] });
+  }
+  return db.queryAs(principal, sql, params, opts);
+};
 recorder.asPrincipal = (principal, fn, opts) => {
   const rec = recording;
   if (!rec) return db.asPrincipal(principal, fn, opts);
@@ -76,7 +88,7 @@ async function seed(): Promise<Fixture> {
   const org = (claims.app_metadata as { organization_id: string }).organization_id;
   const { contactId, orderId } = await seedTenant(db, org);
   svc.services.plans.forget(org);
-  const requests: Omit<BenchRequest, 'statements' | 'readOnly' | 'status'>[] = [
+  const requests: Omit<BenchRequest, 'statements' | 'readOnly' | 'oneSync' | 'status'>[] = [
     { label: 'one contact by id', method: 'GET', path: `/rest/v1/contacts?id=eq.${contactId}` },
     { label: 'list of 25', method: 'GET', path: '/rest/v1/contacts?select=*&limit=25' },
     {
@@ -93,7 +105,7 @@ async function seed(): Promise<Fixture> {
   ];
   const recorded: BenchRequest[] = [];
   for (const r of requests) {
-    recording = { statements: [], readOnly: false };
+    recording = { statements: [], readOnly: false, oneSync: false };
     const send = () =>
       fetch(`${svc.url}${r.path}`, {
         method: r.method,
