@@ -52,6 +52,8 @@ export type SelectItem = {
   alias?: string;
   cast?: string;
   aggregate?: Aggregate;
+  /** `amount::int.sum()`: the column's cast, before the aggregate reads it. */
+  argCast?: string;
   embed?: { hint?: string; join: 'left' | 'inner'; spread: boolean; select: SelectItem[] };
 };
 export type OrderTerm = { column: string; descending: boolean; nulls?: 'first' | 'last' };
@@ -199,8 +201,9 @@ export function parseSelect(raw: string | undefined): SelectItem[] {
       return {
         column: column === undefined ? '*' : columnRef(column),
         alias: alias === undefined ? undefined : name(alias, 'alias'),
-        // A cast before the function applies to the column, after it to the result: the result's wins.
-        cast: cast(outer ?? inner),
+        // As PostgREST: a cast before the function applies to the column, after it to the result.
+        cast: cast(outer),
+        argCast: cast(inner),
         aggregate: fn as Aggregate,
       };
     }

@@ -42,7 +42,14 @@ export type PlanOrder = { column: Column; descending: boolean; nulls?: 'first' |
 export type Link = { pairs: [parent: string, child: string][]; many: boolean };
 export type Field =
   | { kind: 'column'; ref: ColumnPath; alias: string; cast?: string }
-  | { kind: 'aggregate'; fn: Aggregate; ref: ColumnPath | null; alias: string; cast?: string }
+  | {
+      kind: 'aggregate';
+      fn: Aggregate;
+      ref: ColumnPath | null;
+      alias: string;
+      cast?: string;
+      argCast?: string;
+    }
   | { kind: 'embed'; label: string; spread: boolean; node: NodePlan };
 /** One relation of the read: the root table, or an embedded one with its link to the parent. */
 export type NodePlan = {
@@ -157,9 +164,8 @@ function node(
       }));
     if (item.aggregate) {
       const ref = item.column === '*' ? null : columnPath(rel, item.column);
-      return [
-        { kind: 'aggregate', fn: item.aggregate, ref, alias: item.alias ?? item.aggregate, cast: item.cast },
-      ];
+      const { aggregate: fn, cast, argCast } = item;
+      return [{ kind: 'aggregate', fn, ref, alias: item.alias ?? fn, cast, argCast }];
     }
     const ref = columnPath(rel, item.column);
     return [{ kind: 'column', ref, alias: item.alias ?? ref.label, cast: item.cast }];

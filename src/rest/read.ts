@@ -36,7 +36,7 @@ async function candidates(tx: Queryable, plan: ReadPlan): Promise<string[] | und
  * estimated count (EXPLAIN after) takes a transaction of several.
  */
 function fetchPage(s: Services, req: ApiRequest, plan: ReadPlan): Promise<Page> {
-  const estimated = req.prefer.count === 'planned' || req.prefer.count === 'estimated';
+  const estimated = plan.count === 'planned' || plan.count === 'estimated';
   if (!plan.search && !estimated) {
     const sql = readSql(plan);
     return s.db
@@ -50,8 +50,7 @@ function fetchPage(s: Services, req: ApiRequest, plan: ReadPlan): Promise<Page> 
       const [row] = await tx.query<Page>(sql.text, sql.values);
       const result = row as Page;
       const estimate =
-        req.prefer.count === 'planned' ||
-        (req.prefer.count === 'estimated' && (result.total ?? 0) > ESTIMATE_ABOVE);
+        plan.count === 'planned' || (plan.count === 'estimated' && (result.total ?? 0) > ESTIMATE_ABOVE);
       // An estimate may be below the rows actually seen; the total never contradicts the page.
       if (estimate) result.total = Math.max(await planned(tx, plan), plan.page.offset + result.returned);
       return result;
@@ -61,13 +60,17 @@ function fetchPage(s: Services, req: ApiRequest, plan: ReadPlan): Promise<Page> 
 }
 
 /**
- * GET and HEAD on a table or view. `count=planned` adds the planner's estimate; `estimated`
- * counts exactly up to ESTIMATE_ABOVE rows and takes the estimate past it, as PostgREST does.
+ * GET and HEAD on a table or view. For the service role, `count=planned` is the planner's
+ * estimate and `estimated` counts exactly up to ESTIMATE_ABOVE rows, then estimates, as PostgREST
+ * does; for everyone else both are exact (see below).
  */
 export async function read(s: Services, req: ApiRequest): Promise<RestResponse> {
   const rel = relationOf(s.schema, req.table);
   const page = pageOf(req.query, req.range);
-  const plan = readPlan(s.schema, rel, req.query, page, req.prefer.count, req.organization);
+  // An estimate comes from statistics of the whole table, other tenants' rows included (a value's
+  // frequency, a range's histogram): under RLS, planned and estimated counts are exact counts.
+  const count = req.principal.kind === 'service' || req.prefer.count === null ? req.prefer.count : 'exact';
+  const plan = readPlan(s.schema, rel, req.query, page, count, req.organization);
   const { body, returned, total } = await fetchPage(s, req, plan).catch((err) => {
     throw explainDbError(err, rel, fromFilters(req.query.filters, undefined, req.query.embedded));
   });

@@ -142,7 +142,7 @@ function fieldSql(n: NodePlan, f: Field, i: number, p: Params): string {
     return `${json} as ${ident(f.label)}`;
   }
   if (f.kind === 'aggregate') {
-    const arg = f.ref ? pathSql(f.ref, t, p) : '*';
+    const arg = f.ref ? `${pathSql(f.ref, t, p)}${f.argCast ? `::${f.argCast}` : ''}` : '*';
     return `${f.fn}(${arg})${f.cast ? `::${f.cast}` : ''} as ${ident(f.alias)}`;
   }
   return `${pathSql(f.ref, t, p)}${f.cast ? `::${f.cast}` : ''} as ${ident(f.alias)}`;
@@ -152,7 +152,8 @@ function fieldSql(n: NodePlan, f: Field, i: number, p: Params): string {
 const shown = (f: Field) => f.kind !== 'embed' || f.spread || f.node.fields.length > 0;
 
 const fieldsSql = (n: NodePlan, p: Params) =>
-  n.fields.flatMap((f, i) => (shown(f) ? [fieldSql(n, f, i, p)] : [])).join(', ') || 'null';
+  // Nothing shown is a row of no columns (`select from …`), which becomes `{}` as JSON.
+  n.fields.flatMap((f, i) => (shown(f) ? [fieldSql(n, f, i, p)] : [])).join(', ');
 
 const whereSql = (conds: string[]) => (conds.length ? ` where ${conds.join(' and ')}` : '');
 
@@ -208,6 +209,9 @@ export function candidatesSql(plan: ReadPlan): Statement {
   return { text, values: p.values };
 }
 
+/** What a count reads per row: `1`, or with aggregates the select list its GROUP BY positions name (groups are the rows). */
+const counted = (root: NodePlan, p: Params) => (root.groupBy ? fieldsSql(root, p) : '1');
+
 /** Above this many rows `count=estimated` takes the planner's estimate, as PostgREST does past db-max-rows. */
 export const ESTIMATE_ABOVE = 1000;
 
@@ -225,7 +229,7 @@ export function readSql(plan: ReadPlan, candidates?: string[]): Statement {
   let total = 'null::bigint';
   if (plan.count === 'exact' || plan.count === 'estimated') {
     const bound = plan.count === 'estimated' ? ` limit ${ESTIMATE_ABOVE + 1}` : '';
-    total = `(select count(*) from (select 1 from ${fromSql(root, p)}${whereSql(rootConditions(plan, p, candidates))}${groupSql(root)}${bound}) c)`;
+    total = `(select count(*) from (select ${counted(root, p)} from ${fromSql(root, p)}${whereSql(rootConditions(plan, p, candidates))}${groupSql(root)}${bound}) c)`;
   }
   const text = `with page as (${rows}) select coalesce(json_agg(page), '[]')::text as body, count(page.*)::int as returned, ${total} as total from page`;
   return { text, values: p.values };
@@ -235,7 +239,7 @@ export function readSql(plan: ReadPlan, candidates?: string[]): Statement {
 export function plannedCountSql(plan: ReadPlan): Statement {
   const p = new Params();
   const root = plan.root;
-  const text = `explain (format json) select 1 from ${fromSql(root, p)}${whereSql(rootConditions(plan, p))}${groupSql(root)}`;
+  const text = `explain (format json) select ${counted(root, p)} from ${fromSql(root, p)}${whereSql(rootConditions(plan, p))}${groupSql(root)}`;
   return { text, values: p.values };
 }
 

@@ -115,6 +115,12 @@ describe('parse → plan → SQL', () => {
     expect(sql.text).toContain('group by 1');
   });
 
+  it('a cast before an aggregate applies to the column, after it to the result (as PostgREST)', () => {
+    const sql = readSql(plan('select=total::text.max(),big:total.sum()::int'));
+    expect(sql.text).toContain('max(t0."total"::text) as "max"');
+    expect(sql.text).toContain('sum(t0."total")::int as "big"');
+  });
+
   it('count=exact counts in the same statement; count=planned leaves it to EXPLAIN', () => {
     expect(readSql(plan('', 'exact')).text).toContain('select count(*) from (select 1 from public."orders"');
     const planned = plan('', 'planned');
