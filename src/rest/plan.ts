@@ -13,7 +13,6 @@ import type {
   Condition,
   EmbeddedQuery,
   Filter,
-  Operator,
   OrderTerm,
   ReadQuery,
   SelectItem,
@@ -62,8 +61,8 @@ export type NodePlan = {
   filters: PlanFilter[];
   order: PlanOrder[];
   limit?: number;
-  /** The plain columns beside an aggregate: its GROUP BY. */
-  groupBy: ColumnPath[] | null;
+  /** An aggregate is selected: the plain columns beside it are the GROUP BY. */
+  grouped: boolean;
 };
 export type ReadPlan = {
   root: NodePlan;
@@ -185,18 +184,16 @@ function node(
       nulls: o.nulls,
     })),
     limit: own.limit,
-    groupBy: aggregated ? fields.flatMap((f) => (f.kind === 'column' ? [f.ref] : [])) : null,
+    grouped: aggregated,
   };
 }
-
-const EMBED_OPS: Operator[] = ['is'];
 
 /** A filter on a column, or on an embedded resource itself (`rel=not.is.null`, as PostgREST 11 allows). */
 function filter(rel: Relation, f: Filter, embeds: Map<string, NodePlan>, path: string): PlanFilter {
   if (f.kind === 'logic') return { ...f, items: f.items.map((i) => filter(rel, i, embeds, path)) };
   const embedded = embeds.get(f.column);
   if (embedded && !rel.columns.has(f.column)) {
-    if (!EMBED_OPS.includes(f.op) || String(f.value).toLowerCase() !== 'null' || f.quantifier)
+    if (f.op !== 'is' || String(f.value).toLowerCase() !== 'null')
       throw embedFilter(path ? `${path}.${f.column}` : f.column);
     // `is.null` (no child) is the negation of `not.is.null` (a child exists).
     return { kind: 'exists', node: embedded, negate: !f.negate };

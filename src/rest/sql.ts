@@ -159,7 +159,7 @@ const whereSql = (conds: string[]) => (conds.length ? ` where ${conds.join(' and
 
 /** Aggregates group by the plain columns beside them, by position (a bound JSON key is never equal to another). */
 function groupSql(n: NodePlan): string {
-  if (!n.groupBy) return '';
+  if (!n.grouped) return '';
   const positions = n.fields.flatMap((f, i) => (f.kind === 'column' ? [i + 1] : []));
   return positions.length ? ` group by ${positions.join(', ')}` : '';
 }
@@ -210,7 +210,7 @@ export function candidatesSql(plan: ReadPlan): Statement {
 }
 
 /** What a count reads per row: `1`, or with aggregates the select list its GROUP BY positions name (groups are the rows). */
-const counted = (root: NodePlan, p: Params) => (root.groupBy ? fieldsSql(root, p) : '1');
+const counted = (root: NodePlan, p: Params) => (root.grouped ? fieldsSql(root, p) : '1');
 
 /** Above this many rows `count=estimated` takes the planner's estimate, as PostgREST does past db-max-rows. */
 export const ESTIMATE_ABOVE = 1000;
