@@ -1,5 +1,6 @@
 // The service as the HTTP benches run it: real process wiring on a throwaway data directory, one
 // organization with 1,000 contacts and no daily quota, on PGlite and then on PostgreSQL.
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,6 +11,24 @@ import { SERVICE } from '../src/platform/db/database.ts';
 import { withScratchDatabase } from './scratch-database.ts';
 
 export type BenchTenant = { accessToken: string; claims: Claims; org: string; contactId: string };
+
+/** An owner signed up over HTTP, as a person would: a real access token and a new organization. */
+export async function signUpOwner(svc: RunningService, organizationName: string) {
+  const signup = await fetch(`${svc.url}/auth/v1/signup`, {
+    method: 'POST',
+    headers: { apikey: svc.services.keys.anonKey, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      email: `bench-${randomBytes(6).toString('hex')}@example.test`,
+      password: 'password-8',
+      data: { organization_name: organizationName },
+    }),
+  });
+  if (signup.status !== 200) throw new Error(`signup: ${signup.status} ${await signup.text()}`);
+  const { access_token: accessToken } = (await signup.json()) as { access_token: string };
+  const claims = await svc.services.tokens.verify(accessToken);
+  const org = (claims.app_metadata as { organization_id: string }).organization_id;
+  return { accessToken, claims, org };
+}
 
 /**
  * Starts the service with `env` (limits raised out of the way), signs up an owner whose
@@ -27,19 +46,7 @@ async function startWithTenant(env: Record<string, string>) {
     }),
   );
   const s = svc.services;
-  const signup = await fetch(`${svc.url}/auth/v1/signup`, {
-    method: 'POST',
-    headers: { apikey: s.keys.anonKey, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      email: `bench-${Date.now()}@example.test`,
-      password: 'password-8',
-      data: { organization_name: 'Bench' },
-    }),
-  });
-  if (signup.status !== 200) throw new Error(`signup: ${signup.status} ${await signup.text()}`);
-  const { access_token: accessToken } = (await signup.json()) as { access_token: string };
-  const claims = await s.tokens.verify(accessToken);
-  const org = (claims.app_metadata as { organization_id: string }).organization_id;
+  const { accessToken, claims, org } = await signUpOwner(svc, 'Bench');
   await s.db.query("update organizations set plan = 'scale' where id = $1", [org]);
   await s.db.query("update plans set api_calls_per_day = null where slug = 'scale'");
   await s.db.asPrincipal(SERVICE, (tx) =>

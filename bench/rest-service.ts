@@ -9,6 +9,7 @@ import { loadConfig } from '../src/config.ts';
 import { startService } from '../src/main.ts';
 import { claimsParams, type Database, type Queryable, SET_CLAIMS_SQL } from '../src/platform/db/database.ts';
 import { openDatabase } from '../src/platform/db/open.ts';
+import { signUpOwner } from './bench-service.ts';
 import { seedTenant } from './rest-seed.ts';
 
 export type Statement = { text: string; values: unknown[] };
@@ -73,19 +74,7 @@ const svc = await startService(config, { database: recorder });
 
 async function seed(): Promise<Fixture> {
   const { anonKey } = svc.services.keys;
-  const signup = await fetch(`${svc.url}/auth/v1/signup`, {
-    method: 'POST',
-    headers: { apikey: anonKey, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      email: `bench-${Date.now()}@example.test`,
-      password: 'password-8',
-      data: { organization_name: 'Bench' },
-    }),
-  });
-  if (signup.status !== 200) throw new Error(`signup: ${signup.status} ${await signup.text()}`);
-  const { access_token: accessToken } = (await signup.json()) as { access_token: string };
-  const claims = await svc.services.tokens.verify(accessToken);
-  const org = (claims.app_metadata as { organization_id: string }).organization_id;
+  const { accessToken, org } = await signUpOwner(svc, 'Bench');
   const { contactId, orderId } = await seedTenant(db, org);
   svc.services.plans.forget(org);
   const requests: Omit<BenchRequest, 'statements' | 'readOnly' | 'oneSync' | 'status'>[] = [

@@ -1,8 +1,8 @@
 // The big tenant of bench/scale.ts: an owner signed up over HTTP (so the bench holds a real access
 // token), 100,000 contacts in their organization and 100,000 more spread over ten others.
-import { randomBytes } from 'node:crypto';
 import type { RunningService } from '../src/main.ts';
 import type { Principal } from '../src/platform/db/database.ts';
+import { signUpOwner } from './bench-service.ts';
 
 export const TENANT_ROWS = 100_000;
 export const OTHER_TENANTS = 10;
@@ -10,20 +10,8 @@ export const OTHER_TENANTS = 10;
 export type BigTenant = { org: string; accessToken: string; principal: Principal };
 
 export async function seedBigTenant(svc: RunningService): Promise<BigTenant> {
-  const { db, keys, tokens } = svc.services;
-  const signup = await fetch(`${svc.url}/auth/v1/signup`, {
-    method: 'POST',
-    headers: { apikey: keys.anonKey, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      email: `scale-${randomBytes(4).toString('hex')}@example.test`,
-      password: 'password-8',
-      data: { organization_name: 'Scale' },
-    }),
-  });
-  if (signup.status !== 200) throw new Error(`signup: ${signup.status} ${await signup.text()}`);
-  const { access_token: accessToken } = (await signup.json()) as { access_token: string };
-  const claims = await tokens.verify(accessToken);
-  const org = (claims.app_metadata as { organization_id: string }).organization_id;
+  const { db } = svc.services;
+  const { accessToken, claims, org } = await signUpOwner(svc, 'Scale');
   // No daily quota in the way of a few thousand requests.
   await db.query("update organizations set plan = 'scale' where id = $1", [org]);
   await db.query("update plans set api_calls_per_day = null where slug = 'scale'");

@@ -3,8 +3,10 @@ import type { Passwords } from './auth/password.ts';
 import type { SessionDeps } from './auth/session.ts';
 import type { SigningKeys } from './auth/signing-keys.ts';
 import type { Config } from './config.ts';
+import type { Deps } from './domain/deps.ts';
 import type { PlanCache } from './domain/plan-cache.ts';
 import type { Database } from './platform/db/database.ts';
+import { apiCallsToday } from './platform/http/meter.ts';
 import type { Logger } from './platform/log.ts';
 import type { MailDispatch } from './platform/mail/dispatch.ts';
 import { createLimiter, type Limiter, type LimitStore } from './platform/rate-limit.ts';
@@ -83,3 +85,15 @@ export function createLimits(config: Config, store: LimitStore): Limits {
     apiCallsPerDay: rule('api-calls', Number.MAX_SAFE_INTEGER, 2 * 24 * 3600),
   };
 }
+
+/**
+ * The services as src/domain takes them (`Deps`): the same objects, plus the day's API-call
+ * counter, which the HTTP meter keeps and the usage report reads.
+ */
+export const domainDeps = (s: Services): Deps => ({
+  db: s.db,
+  plans: s.plans,
+  passwords: s.passwords,
+  tokens: s.tokens,
+  apiCallsToday: (organizationId) => apiCallsToday(s, organizationId),
+});

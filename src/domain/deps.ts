@@ -7,7 +7,8 @@ import type { PlanCache } from './plan-cache.ts';
 // its own transaction or uses a service takes `deps` first, typed as the part of `Deps` it reads
 // (`Pick<Deps, 'db'>`), then the principal it acts for, then its input. A function that runs
 // inside a transaction its caller opened takes that transaction first instead: `(tx, input)`.
-// `Services` (src/services.ts) is a `Deps`, so an entry point passes its services as they are.
+// `Services` (src/services.ts) holds every `Deps` field but the day's call counter, so an entry
+// point passes its services as they are, or `domainDeps(services)` where that counter is read.
 
 export type Deps = {
   db: Database;

@@ -91,8 +91,6 @@ export const OrderStatusChange = z.strictObject({
   note: z.string().max(TEXT_MAX.order_status_events.note).optional(),
 });
 
-export type NewContactInput = z.input<typeof NewContact>;
-export type ContactChangesInput = z.input<typeof ContactChanges>;
 export type NewOrderInput = z.input<typeof NewOrder>;
 export type OrderLineInput = z.output<typeof OrderLine>;
 export type OrderStatusChangeInput = z.input<typeof OrderStatusChange>;

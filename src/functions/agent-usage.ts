@@ -1,8 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { usageReport } from '../domain/usage.ts';
 import { errorResponses, jsonResponse, newRouter } from '../platform/http/openapi.ts';
-import type { Services } from '../services.ts';
-import { domainDeps } from './domain-deps.ts';
+import { domainDeps, type Services } from '../services.ts';
 
 const Counter = z.object({
   used: z.number(),

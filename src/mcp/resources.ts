@@ -14,7 +14,7 @@ import {
   SocialPost,
   WRITABLE_PLATFORMS,
 } from '../domain/social.ts';
-import { domainDeps } from '../functions/domain-deps.ts';
+import { domainDeps } from '../services.ts';
 import type { Tool, ToolContext } from './tool.ts';
 import { createContactTool } from './tools/contacts.ts';
 import { TOOLS } from './tools/index.ts';

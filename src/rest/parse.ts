@@ -159,8 +159,9 @@ const unquote = (v: string) =>
 /** `alias:rel!fk!inner(…)` or `...rel(…)`: an embedded resource and how it joins. */
 const EMBED = /^(\.\.\.)?(?:([A-Za-z_]\w*):)?([A-Za-z_]\w*)((?:![A-Za-z_]\w*)*)\((.*)\)$/s;
 /** `alias:column::cast.sum()::cast` or `count()`. */
-const AGGREGATE =
-  /^(?:([A-Za-z_]\w*):)?(?:([^:()]+?)(?:::(\w+))?\.)?(count|sum|avg|min|max)\(\)(?:::(\w+))?$/;
+const AGGREGATE = new RegExp(
+  String.raw`^(?:([A-Za-z_]\w*):)?(?:([^:()]+?)(?:::(\w+))?\.)?(${AGGREGATES.join('|')})\(\)(?:::(\w+))?$`,
+);
 
 function cast(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;

@@ -221,7 +221,7 @@ export function readPlan(
  * Tables with a search view over their trigram-indexed text columns (migrations/0012, 0015): under
  * RLS a tenant's `ilike` cannot use those indexes, the view's query can.
  */
-const SEARCH_VIEWS: Record<string, { view: string; columns: ReadonlySet<string> }> = {
+export const SEARCH_VIEWS: Record<string, { view: string; columns: ReadonlySet<string> }> = {
   contacts: { view: 'app.contact_search', columns: new Set(['first_name', 'last_name', 'email', 'company']) },
 };
 

@@ -2,6 +2,7 @@ import { PostgrestClient } from '@supabase/postgrest-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listContacts } from '../../src/domain/contacts.ts';
 import { type Principal, SERVICE } from '../../src/platform/db/database.ts';
+import { SEARCH_VIEWS } from '../../src/rest/plan.ts';
 import { onPostgres } from '../helpers/db.ts';
 import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -149,6 +150,16 @@ describe("a tenant's substring search through app.contact_search (0015)", () => 
     // RLS holds on both.
     if (onPostgres()) expect(await explain('app.contact_search')).toContain('contacts_first_name_trgm_idx');
     expect(await explain('public.contacts')).not.toContain('contacts_first_name_trgm_idx');
+  });
+
+  it('serves exactly the columns /rest/v1 sends to it (plan.ts SEARCH_VIEWS, pinned to 0015)', async () => {
+    const rows = await svc.services.db.query<{ column_name: string }>(
+      `select column_name from information_schema.columns
+        where table_schema = 'app' and table_name = 'contact_search' order by column_name`,
+    );
+    const text = rows.map((r) => r.column_name).filter((c) => c !== 'id' && c !== 'organization_id');
+    expect(text).toEqual([...(SEARCH_VIEWS.contacts?.columns ?? [])].sort());
+    expect(SEARCH_VIEWS.contacts?.view).toBe('app.contact_search');
   });
 
   it('shows a caller only their own organization, even read directly', async () => {
