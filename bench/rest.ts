@@ -16,6 +16,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type CpuUse, cpuMeter } from './cpu.ts';
 import type { Fixture } from './rest-service.ts';
 import { withScratchDatabase } from './scratch-database.ts';
 import { CONNECTIONS, type Load, requireWrk, wrk } from './wrk.ts';
@@ -27,7 +28,7 @@ const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
 const ENGINES = (env.BENCH_ENGINES ?? 'pglite,postgres').split(',');
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-type Running = { url: string; stop(): Promise<void> };
+type Running = { url: string; pid: number; stop(): Promise<void> };
 
 /** Starts a bench process and resolves with the URL it reports once it serves. */
 function start(script: string, childEnv: Record<string, string>): Promise<Running> {
@@ -46,6 +47,7 @@ function start(script: string, childEnv: Record<string, string>): Promise<Runnin
     child.once('message', (m) => {
       resolve({
         url: (m as { url: string }).url,
+        pid: child.pid ?? 0,
         stop: async () => {
           child.kill('SIGTERM');
           await exited;
@@ -56,14 +58,20 @@ function start(script: string, childEnv: Record<string, string>): Promise<Runnin
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
-const medianLoad = (ls: Load[]): Load => ({
+type Measured = Load & { cpu: CpuUse };
+const medianLoad = (ls: Measured[]): Measured => ({
   rps: median(ls.map((l) => l.rps)),
   p50: median(ls.map((l) => l.p50)),
   p99: median(ls.map((l) => l.p99)),
   errors: ls.reduce((n, l) => n + l.errors, 0),
+  cpu: { server: median(ls.map((l) => l.cpu.server)), postgres: median(ls.map((l) => l.cpu.postgres)) },
 });
 
-async function benchEngine(engine: string, dbEnv: Record<string, string>): Promise<string[]> {
+async function benchEngine(
+  engine: string,
+  dbEnv: Record<string, string>,
+  database?: string,
+): Promise<string[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-rest-'));
   const childEnv = { ...dbEnv, BENCH_DATA_DIR: dir, BENCH_FIXTURE: path.join(dir, 'fixture.json') };
   const sideBySide = engine === 'postgres';
@@ -72,7 +80,7 @@ async function benchEngine(engine: string, dbEnv: Record<string, string>): Promi
   console.log(`${engine}: seeded in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   const fixture = JSON.parse(readFileSync(childEnv.BENCH_FIXTURE, 'utf8')) as Fixture;
   let baseline: Running | null = null;
-  const loads = fixture.requests.map(() => ({ service: [] as Load[], baseline: [] as Load[] }));
+  const loads = fixture.requests.map(() => ({ service: [] as Measured[], baseline: [] as Measured[] }));
   const headers = {
     apikey: fixture.anonKey,
     authorization: `Bearer ${fixture.accessToken}`,
@@ -89,11 +97,13 @@ async function benchEngine(engine: string, dbEnv: Record<string, string>): Promi
         }
         if (which === 'service') service ??= await start('rest-service.ts', childEnv);
         else baseline ??= await start('rest-baseline.ts', childEnv);
-        const url = (which === 'service' ? service : baseline)?.url;
+        const server = which === 'service' ? service : baseline;
         for (const [k, r] of fixture.requests.entries()) {
           const target = { method: r.method, body: r.body, headers };
-          await wrk(`${url}${r.path}`, target, WARMUP);
-          loads[k]?.[which].push(await wrk(`${url}${r.path}`, target, SECONDS));
+          await wrk(`${server?.url}${r.path}`, target, WARMUP);
+          const cpu = cpuMeter(server?.pid ?? 0, database);
+          const load = await wrk(`${server?.url}${r.path}`, target, SECONDS);
+          loads[k]?.[which].push({ ...load, cpu: cpu(load.rps * SECONDS) });
         }
       }
     }
@@ -102,8 +112,10 @@ async function benchEngine(engine: string, dbEnv: Record<string, string>): Promi
     await baseline?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  const f = (l: Load) =>
-    `${l.rps.toFixed(0).padStart(6)} req/s  p50 ${l.p50.toFixed(2).padStart(6)} ms  p99 ${l.p99.toFixed(2).padStart(6)} ms${l.errors ? `  (${l.errors} errors)` : ''}`;
+  const f = (l: Measured) =>
+    `${l.rps.toFixed(0).padStart(6)} req/s  p50 ${l.p50.toFixed(2).padStart(6)} ms  p99 ${l.p99.toFixed(2).padStart(6)} ms` +
+    `  cpu/req: server ${l.cpu.server.toFixed(0).padStart(4)} µs, postgres ${l.cpu.postgres.toFixed(0).padStart(4)} µs` +
+    (l.errors ? `  (${l.errors} errors)` : '');
   const lines: string[] = [];
   for (const [k, r] of fixture.requests.entries()) {
     const l = loads[k];
@@ -130,7 +142,7 @@ if (requireWrk()) {
     if (engine === 'pglite') out.push(...(await benchEngine('pglite', {})));
     if (engine === 'postgres') {
       const lines = await withScratchDatabase('rest', (url) =>
-        benchEngine('postgres', { DATABASE_URL: url }),
+        benchEngine('postgres', { DATABASE_URL: url }, new URL(url).pathname.slice(1)),
       );
       out.push(...(lines ?? []));
     }

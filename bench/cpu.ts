@@ -1,0 +1,61 @@
+// CPU time spent by the measured server and by PostgreSQL while a load ran, read from /proc
+// (Linux only; elsewhere the figures are absent). With 2 cores shared by the load generator, the
+// server and the database, throughput follows the CPU each request costs all of them together, so
+// the per-request figures say which side a gap comes from.
+import { readdirSync, readFileSync } from 'node:fs';
+
+const TICK_US = 1_000_000 / 100; // USER_HZ is 100 on Linux
+
+/** utime + stime of one process, in microseconds; NaN when /proc cannot tell. */
+function processCpu(pid: number | string): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may contain spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_US;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The CPU time of each PostgreSQL backend serving `database` (a backend's title names it). */
+function postgresCpu(database: string): Map<string, number> {
+  const cpu = new Map<string, number>();
+  let dirs: string[];
+  try {
+    dirs = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return cpu;
+  }
+  for (const pid of dirs) {
+    try {
+      const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!title.startsWith('postgres: ') || !title.includes(` ${database} `)) continue;
+    } catch {
+      continue; // exited meanwhile
+    }
+    const t = processCpu(pid);
+    if (!Number.isNaN(t)) cpu.set(pid, t);
+  }
+  return cpu;
+}
+
+/** What the backends used between two readings; one started in between counts from zero. */
+function used(before: Map<string, number>, after: Map<string, number>): number {
+  let total = 0;
+  for (const [pid, t] of after) total += t - (before.get(pid) ?? 0);
+  return total;
+}
+
+export type CpuUse = { server: number; postgres: number };
+
+/** Starts counting; the returned function gives the microseconds used since, per request. */
+export function cpuMeter(serverPid: number, database?: string): (requests: number) => CpuUse {
+  const pgCpu = () => (database ? postgresCpu(database) : new Map<string, number>());
+  const server0 = processCpu(serverPid);
+  const pg0 = pgCpu();
+  return (requests) => ({
+    server: (processCpu(serverPid) - server0) / requests,
+    postgres: used(pg0, pgCpu()) / requests,
+  });
+}
