@@ -84,10 +84,10 @@ export function checkMessaging(body: Json, channel: 'messenger' | 'instagram'): 
     return 'Must send either text or attachment, not both.';
   if (m.text !== undefined) {
     if (!nonEmpty(m.text)) return 'param message.text must be non-empty.';
-    const max = channel === 'instagram' ? 1000 : 2000;
-    if (Buffer.byteLength(m.text) > max && channel === 'instagram')
+    // Instagram counts UTF-8 bytes, Messenger characters.
+    if (channel === 'instagram' && Buffer.byteLength(m.text) > 1000)
       return 'Message text must be 1000 bytes or less.';
-    if (m.text.length > max && channel === 'messenger')
+    if (channel === 'messenger' && m.text.length > 2000)
       return 'Message text must be 2000 characters or less.';
     return null;
   }

@@ -58,6 +58,18 @@ describe('svc dev fake-graph', () => {
     expect(res.status).toBe(200);
     expect(((await res.json()) as { messages: { id: string }[] }).messages[0]?.id).toMatch(/^wamid\./);
     await fake.waitFor(/POST \/v26\.0\/106540352242922\/messages whatsapp -> 200/);
+    // Graph also takes the token as a form field (Meta's curl examples): not printed either.
+    const form = new URLSearchParams({
+      messaging_product: 'whatsapp',
+      to: '16505551234',
+      type: 'text',
+      text: JSON.stringify({ body: 'form' }),
+      access_token: 'EAAcli-secret',
+    });
+    expect(
+      (await fetch(`${fake.url}/v26.0/106540352242922/messages`, { method: 'POST', body: form })).status,
+    ).toBe(200);
+    await fake.waitFor(/"body":"form"/);
     expect(fake.output()).not.toContain('EAAcli-secret');
 
     const exited = new Promise<number | null>((r) => child?.once('exit', (code) => r(code)));
