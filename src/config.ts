@@ -65,6 +65,16 @@ const schema = z.object({
   INVITES_PER_ORG_PER_HOUR: int(50),
   INVITES_PER_USER_PER_HOUR: int(50),
   INVITES_PER_EMAIL_PER_HOUR: int(3),
+  // Meta's Graph API (WhatsApp, Messenger) and Instagram's (Instagram API with Instagram Login):
+  // point both at `svc dev fake-graph` in development. docs/graph-api.md.
+  META_GRAPH_URL: z.string().url().default('https://graph.facebook.com'),
+  META_INSTAGRAM_GRAPH_URL: z.string().url().default('https://graph.instagram.com'),
+  // The newest Graph version when this was written (v26.0, July 2026); bump with Meta's changelog.
+  META_GRAPH_VERSION: z
+    .string()
+    .regex(/^v\d+\.\d+$/, 'must look like v26.0')
+    .default('v26.0'),
+  META_GRAPH_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
 });
 
 export type Config = {
@@ -112,6 +122,8 @@ export type Config = {
     invitesPerUserPerHour: number;
     invitesPerEmailPerHour: number;
   };
+  /** Where and how the Graph API is called (src/channels/graph-client.ts). */
+  graph: { url: string; instagramUrl: string; version: string; timeoutMs: number };
   recovery: {
     tokenTtlSeconds: number;
     maxPerEmail: number;
@@ -202,6 +214,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       invitesPerOrgPerHour: e.INVITES_PER_ORG_PER_HOUR,
       invitesPerUserPerHour: e.INVITES_PER_USER_PER_HOUR,
       invitesPerEmailPerHour: e.INVITES_PER_EMAIL_PER_HOUR,
+    },
+    graph: {
+      url: e.META_GRAPH_URL.replace(/\/+$/, ''),
+      instagramUrl: e.META_INSTAGRAM_GRAPH_URL.replace(/\/+$/, ''),
+      version: e.META_GRAPH_VERSION,
+      timeoutMs: e.META_GRAPH_TIMEOUT_MS,
     },
     recovery: {
       tokenTtlSeconds: e.RECOVERY_TOKEN_TTL_SECONDS,

@@ -11,6 +11,7 @@ const USAGE = `usage: svc <command>
   migrate                       apply pending database migrations (refused while a service runs on DATA_DIR)
   keys                          print {"url","anon_key","service_role_key"} as one JSON line (url: the running service's)
   org set-plan <org_id> <plan>  move an organization to free | starter | growth | scale
+  dev fake-graph [--port N]     run a local fake of Meta's Graph API (development only); prints its URL
 
 Configuration comes from the environment: see README.md.`;
 
@@ -50,6 +51,11 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'org':
       if (rest[0] === 'set-plan' && rest[1] && rest[2]) return setPlanCommand(config, rest[1], rest[2]);
+      break;
+    case 'dev':
+      // Loaded only here: a running service never has the fake in its process.
+      if (rest[0] === 'fake-graph')
+        return (await import('./dev-fake-graph.ts')).fakeGraphCommand(rest.slice(1));
       break;
     case 'help':
     case '--help':

@@ -1,0 +1,262 @@
+// A local stand-in for Meta's Graph API, for development (`svc dev fake-graph`) and tests
+// (test/fakes/graph re-exports it). A real HTTP server that takes the three send endpoints —
+// WhatsApp Cloud API, Messenger Send API, Instagram messaging — checks token and body as Meta does,
+// answers in Meta's format, and records every request it got. The service never imports this
+// file; it reaches the fake only through META_GRAPH_URL / META_INSTAGRAM_GRAPH_URL.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  cannedFault,
+  type FailKind,
+  type FakeChannel,
+  type Fault,
+  fbtraceId,
+  graphError,
+  instagramMid,
+  invalidParameter,
+  invalidToken,
+  messengerMid,
+  unknownObject,
+  wamid,
+} from './faults.ts';
+import { checkMessaging, checkWhatsApp } from './validate.ts';
+
+export type { FailKind, FakeChannel, Fault } from './faults.ts';
+
+/** A sender the fake knows: a phone number id, Page id or Instagram account id, and its token. */
+export type FakeGraphAccount = { token: string; channel: FakeChannel };
+
+export type FakeGraphOptions = {
+  port?: number;
+  host?: string;
+  /**
+   * Sender id → token and channel. Unknown ids are answered as Graph does (code 100, subcode 33),
+   * wrong tokens with code 190. Omitted: any bearer token is taken for any id, and the channel is
+   * read from the body (development).
+   */
+  accounts?: Record<string, FakeGraphAccount>;
+  /** Delay before every answer. */
+  latencyMs?: number;
+  /** Called with each request once it is answered (or left hanging); the CLI prints it. */
+  onRequest?: (request: RecordedRequest) => void;
+};
+
+export type RecordedRequest = {
+  method: string;
+  /** The path without its query, e.g. /v26.0/106540352242922/messages */
+  path: string;
+  query: Record<string, string>;
+  /** Lower-cased names, as received (Authorization included: tests assert it). */
+  headers: Record<string, string>;
+  /** Parsed JSON (or form fields, JSON-decoded); the raw text when it did not parse. */
+  body: unknown;
+  rawBody: string;
+  version: string | null;
+  senderId: string | null;
+  channel: FakeChannel | null;
+  /** What the fake answered; null while hanging or when it dropped the connection. */
+  response: Fault | null;
+};
+
+export type FakeGraph = {
+  url: string;
+  /** Every request received, oldest first. */
+  readonly requests: RecordedRequest[];
+  /** The requests that were answered with a message id: what Meta would have sent. */
+  sent(): RecordedRequest[];
+  /** The next `n` well-formed sends get this failure instead of a message id. */
+  failNext(n: number, kind: FailKind | Fault): void;
+  setLatency(ms: number): void;
+  setAccount(id: string, account: FakeGraphAccount): void;
+  /** Forgets requests and pending failures; latency and accounts return to the options'. */
+  reset(): void;
+  close(): Promise<void>;
+};
+
+const PATH = /^\/(?:(v\d+\.\d+)\/)?([^/]+)\/messages\/?$/;
+
+export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<FakeGraph> {
+  const requests: RecordedRequest[] = [];
+  let failures: (FailKind | Fault)[] = [];
+  let latencyMs = options.latencyMs ?? 0;
+  let accounts = { ...options.accounts };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const rawBody = await readBody(req);
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const m = PATH.exec(url.pathname);
+    const record: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers: flatHeaders(req),
+      body: parseBody(rawBody, req.headers['content-type']),
+      rawBody,
+      version: m?.[1] ?? null,
+      senderId: m ? decodeURIComponent(m[2] as string) : null,
+      channel: null,
+      response: null,
+    };
+    requests.push(record);
+    const outcome = decide(record);
+    if (latencyMs > 0) await new Promise((r) => setTimeout(r, latencyMs));
+    if (outcome === 'hang') return options.onRequest?.(record);
+    if (outcome === 'drop') {
+      req.socket.destroy();
+      return options.onRequest?.(record);
+    }
+    record.response = outcome;
+    // A string body goes out as is: what a proxy or load balancer in front of Graph might answer.
+    if (typeof outcome.body === 'string') {
+      res.writeHead(outcome.status, { 'content-type': 'text/html; charset=UTF-8' });
+      res.end(outcome.body);
+      return options.onRequest?.(record);
+    }
+    const errorBody = (outcome.body as { error?: { code?: number; message?: string } } | null)?.error;
+    res.writeHead(outcome.status, {
+      'content-type': 'application/json; charset=UTF-8',
+      'x-fb-trace-id': fbtraceId(),
+      ...(record.version ? { 'facebook-api-version': record.version } : {}),
+      // Graph names a bad token in this header too.
+      ...(errorBody?.code === 190
+        ? { 'www-authenticate': `OAuth "Facebook Platform" "invalid_token" "${errorBody.message}"` }
+        : {}),
+    });
+    res.end(JSON.stringify(outcome.body));
+    options.onRequest?.(record);
+  };
+
+  /** Routing, token, body, then any failure a test asked for, then success. */
+  const decide = (r: RecordedRequest): Fault | 'hang' | 'drop' => {
+    if (!r.senderId) return graphError(400, 2500, `Unknown path components: ${r.path}`, 'OAuthException');
+    if (r.method !== 'POST') return unknownObject(r.senderId);
+    const body = r.body && typeof r.body === 'object' ? (r.body as Record<string, unknown>) : null;
+    const account = accounts[r.senderId];
+    const channel: FakeChannel = account?.channel ?? guessChannel(body);
+    r.channel = channel;
+    if (options.accounts && !account) return unknownObject(r.senderId);
+    const token = bearer(r);
+    if (!token || (account && token !== account.token)) return invalidToken(channel);
+    if (!body) return invalidParameter(channel, 'The request body must be JSON.');
+    const problem = channel === 'whatsapp' ? checkWhatsApp(body) : checkMessaging(body, channel);
+    if (problem) return invalidParameter(channel, problem);
+    const failure = failures.shift();
+    if (failure === 'hang' || failure === 'drop') return failure;
+    if (failure) return typeof failure === 'string' ? cannedFault(failure, channel) : failure;
+    return accepted(channel, body);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: String(err), type: 'FakeGraphError', code: 1 } }));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+
+  return {
+    url: `http://${host}:${port}`,
+    requests,
+    sent: () => requests.filter((r) => r.response && r.response.status === 200),
+    failNext(n, kind) {
+      for (let i = 0; i < n; i++) failures.push(kind);
+    },
+    setLatency(ms) {
+      latencyMs = ms;
+    },
+    setAccount(id, account) {
+      accounts[id] = account;
+    },
+    reset() {
+      requests.length = 0;
+      failures = [];
+      latencyMs = options.latencyMs ?? 0;
+      accounts = { ...options.accounts };
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        // Hanging requests hold their sockets open; a test's close must not wait for them.
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Meta's success answers: the Cloud API's contacts/messages, the Send API's recipient/message id. */
+function accepted(channel: FakeChannel, body: Record<string, unknown>): Fault {
+  if (channel === 'whatsapp') {
+    const to = body.to as string;
+    const template = (body.type ?? 'text') === 'template';
+    return {
+      status: 200,
+      body: {
+        messaging_product: 'whatsapp',
+        contacts: [{ input: to, wa_id: to.replace(/^\+/, '') }],
+        messages: [{ id: wamid(), ...(template ? { message_status: 'accepted' } : {}) }],
+      },
+    };
+  }
+  const recipient = (body.recipient as { id: string }).id;
+  return {
+    status: 200,
+    body: { recipient_id: recipient, message_id: channel === 'messenger' ? messengerMid() : instagramMid() },
+  };
+}
+
+// Without configured accounts: the Cloud API body names its product; an untagged body without
+// messaging_type is Instagram's documented shape; the rest is Messenger.
+function guessChannel(body: Record<string, unknown> | null): FakeChannel {
+  if (body?.messaging_product === 'whatsapp') return 'whatsapp';
+  return body?.messaging_type === undefined ? 'instagram' : 'messenger';
+}
+
+/** Graph takes the token as a bearer header or an access_token parameter. */
+function bearer(r: RecordedRequest): string | null {
+  const h = /^(?:Bearer|OAuth)\s+(\S+)$/i.exec(r.headers.authorization ?? '');
+  if (h?.[1]) return h[1];
+  const fromBody = (r.body as { access_token?: unknown } | null)?.access_token;
+  return r.query.access_token || (typeof fromBody === 'string' ? fromBody : null) || null;
+}
+
+function flatHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** JSON, or form fields whose values are JSON (Meta's curl examples send `recipient={"id":…}`). */
+function parseBody(raw: string, contentType: string | undefined): unknown {
+  if (!raw) return null;
+  if ((contentType ?? '').includes('application/x-www-form-urlencoded')) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of new URLSearchParams(raw)) {
+      try {
+        out[k] = /^[[{]/.test(v) ? JSON.parse(v) : v;
+      } catch {
+        out[k] = v;
+      }
+    }
+    return out;
+  }
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
