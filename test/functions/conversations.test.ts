@@ -339,3 +339,19 @@ describe('listing', () => {
     expect(still?.n).toBe(1);
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('describes the connected-accounts and conversations functions', async () => {
+    const doc = await (await fetch(`${svc.url}/openapi.json`)).json();
+    expect(Object.keys(doc.paths['/functions/v1/connected-accounts']).sort()).toEqual([
+      'delete',
+      'get',
+      'post',
+    ]);
+    expect(doc.paths['/functions/v1/conversations'].get.operationId).toBe('getFunctionsConversations');
+    expect(doc.paths['/functions/v1/conversations/{id}/messages'].get).toBeDefined();
+    const fields = Object.keys(doc.components.schemas.ConnectedAccount.properties);
+    expect(fields).toContain('has_webhook_secret');
+    expect(fields.filter((f) => /token|^webhook_secret$|encrypted/.test(f))).toEqual([]);
+  });
+});
