@@ -39,7 +39,12 @@ const CHANNEL_OF: Record<string, MessagingChannel | undefined> = {
 export const ChannelIdentity = z.object({
   channel: z.enum(CHANNELS),
   id: z.string().trim().min(1).max(64),
-  name: z.string().trim().max(200).optional(),
+  // A profile name comes from the platform: cut to the contacts column's 200, never refused.
+  name: z
+    .string()
+    .trim()
+    .transform((n) => n.slice(0, 200))
+    .optional(),
 });
 export type ChannelIdentity = z.input<typeof ChannelIdentity>;
 

@@ -118,6 +118,15 @@ describe('finding or creating the contact and conversation', () => {
       identity: { channel: 'messenger', id: `psid${++seq}` },
     });
     expect(r.conversation.channel).toBe('messenger');
+    const long = await openConversationFor(svc.services, me, {
+      account_id: page,
+      identity: { channel: 'messenger', id: `psid${++seq}`, name: 'N'.repeat(300) },
+    });
+    const [named] = await svc.services.db.query<{ n: number }>(
+      'select length(first_name)::int as n from contacts where id = $1',
+      [long.contact_id],
+    );
+    expect(named?.n).toBe(200);
     await expect(
       openConversationFor(svc.services, me, {
         account_id: page,
