@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { trustedProxies } from './platform/http/client-ip.ts';
+import { parseSecretsKey, SECRETS_KEY_HINT } from './platform/secrets.ts';
 
 // The only reader of process.env. Everything else receives a Config.
 const int = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
@@ -16,6 +17,8 @@ const schema = z.object({
   // Signing key given by configuration (PEM PKCS#8 or a private JWK as JSON) instead of the data dir.
   JWT_PRIVATE_KEY: z.string().min(1).optional(),
   JWT_EXPIRY_SECONDS: int(3600),
+  // Key that seals connected accounts' secrets (AES-256-GCM) instead of DATA_DIR/secrets.key.
+  SECRETS_KEY: z.string().min(1).optional(),
   REFRESH_TOKEN_REUSE_INTERVAL_SECONDS: int(10),
   BCRYPT_COST: z.coerce.number().int().min(10).max(15).default(10),
   // Brute-force guards on password login.
@@ -88,6 +91,8 @@ export type Config = {
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
   jwtPrivateKey: string | undefined;
   jwtExpirySeconds: number;
+  /** 32 bytes; unset: generated on first start into DATA_DIR (src/platform/secrets.ts). */
+  secretsKey: Buffer | undefined;
   refreshTokenReuseIntervalSeconds: number;
   bcryptCost: number;
   login: {
@@ -159,6 +164,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   } catch (err) {
     throw new ConfigError(`invalid configuration:\n  ${(err as Error).message}`);
   }
+  const secretsKey = e.SECRETS_KEY === undefined ? undefined : parseSecretsKey(e.SECRETS_KEY);
+  // Never quote the value: it is a secret, and a near miss is one too.
+  if (secretsKey === null)
+    throw new ConfigError(`invalid configuration:\n  SECRETS_KEY: ${SECRETS_KEY_HINT}`);
   const uriAllowList = (e.URI_ALLOW_LIST ?? '')
     .split(',')
     .map((u) => u.trim())
@@ -183,6 +192,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     jwtPrivateKey: e.JWT_PRIVATE_KEY,
     jwtExpirySeconds: e.JWT_EXPIRY_SECONDS,
+    secretsKey,
     refreshTokenReuseIntervalSeconds: e.REFRESH_TOKEN_REUSE_INTERVAL_SECONDS,
     bcryptCost: e.BCRYPT_COST,
     login: {

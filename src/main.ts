@@ -15,6 +15,7 @@ import { migrate, SCHEMA_CHANNEL } from './platform/db/migrate.ts';
 import { openDatabase } from './platform/db/open.ts';
 import { createLogger } from './platform/log.ts';
 import { openMail } from './platform/mail/dispatch.ts';
+import { loadSecrets } from './platform/secrets.ts';
 import { loadSchemaCache, reloadSchemaCache } from './rest/schema-cache.ts';
 import { createLimits, type Services } from './services.ts';
 
@@ -32,6 +33,7 @@ export async function startService(
 ): Promise<RunningService> {
   const log = createLogger(config.logLevel, opts.logDestination);
   const keys = await loadSigningKeys(config.dataDir, config.jwtPrivateKey);
+  const secrets = loadSecrets(config.dataDir, config.secretsKey);
   // The embedded database has one writer: this process, or a refusal naming the one that runs.
   const lock = opts.database || config.databaseUrl ? undefined : lockDataDir(config.dataDir, 'start');
   let db: Database;
@@ -93,6 +95,7 @@ export async function startService(
       publicUrl: url,
       db,
       keys,
+      secrets,
       tokens,
       sessions: { tokens, expiresIn: config.jwtExpirySeconds },
       passwords: await createPasswords(config.bcryptCost),

@@ -10,6 +10,7 @@ import { apiCallsToday } from './platform/http/meter.ts';
 import type { Logger } from './platform/log.ts';
 import type { MailDispatch } from './platform/mail/dispatch.ts';
 import { createLimiter, type Limiter, type LimitStore } from './platform/rate-limit.ts';
+import type { Secrets } from './platform/secrets.ts';
 import type { SchemaCache } from './rest/schema-cache.ts';
 
 export type Limits = {
@@ -40,6 +41,8 @@ export type Services = {
   publicUrl: string;
   db: Database;
   keys: SigningKeys;
+  /** Seals and opens connected accounts' secrets (src/platform/secrets.ts). */
+  secrets: Secrets;
   tokens: Tokens;
   passwords: Passwords;
   /** What issuing a session needs: the signer and the access-token lifetime. */
@@ -95,5 +98,6 @@ export const domainDeps = (s: Services): Deps => ({
   plans: s.plans,
   passwords: s.passwords,
   tokens: s.tokens,
+  secrets: s.secrets,
   apiCallsToday: (organizationId) => apiCallsToday(s, organizationId),
 });

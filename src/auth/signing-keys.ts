@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   calculateJwkThumbprint,
@@ -10,6 +9,7 @@ import {
   type JWK,
   SignJWT,
 } from 'jose';
+import { publishFile } from '../platform/publish-file.ts';
 
 export type SigningKeys = {
   kid: string;
@@ -39,25 +39,6 @@ async function fromConfig(text: string): Promise<CryptoKey> {
   if (trimmed.startsWith('{'))
     return (await importJWK(JSON.parse(trimmed), 'ES256', { extractable: true })) as CryptoKey;
   return importPKCS8(trimmed, 'ES256', { extractable: true });
-}
-
-/**
- * Publishes a file whole or not at all: written under a temporary name, then linked (only if
- * absent) or renamed into place, so another process never reads it half-written.
- */
-function publish(file: string, content: string, replace: boolean): boolean {
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(tmp, content, { mode: 0o600 });
-  try {
-    if (replace) renameSync(tmp, file);
-    else linkSync(tmp, file);
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw err;
-  } finally {
-    rmSync(tmp, { force: true });
-  }
 }
 
 /**
@@ -92,7 +73,7 @@ export async function loadSigningKeys(dataDir: string, configuredKey?: string): 
       anon_key: await apiKey(privateKey, kid, 'anon'),
       service_role_key: await apiKey(privateKey, kid, 'service_role'),
     };
-    if (!publish(file, JSON.stringify(fresh, null, 2), Boolean(stored))) {
+    if (!publishFile(file, JSON.stringify(fresh, null, 2), Boolean(stored))) {
       // Another process won the race: use what it wrote.
       return loadSigningKeys(dataDir, configuredKey);
     }

@@ -1,6 +1,7 @@
 import type { Tokens } from '../auth/jwt.ts';
 import type { Passwords } from '../auth/password.ts';
 import type { Database } from '../platform/db/database.ts';
+import type { Secrets } from '../platform/secrets.ts';
 import type { PlanCache } from './plan-cache.ts';
 
 // One way in for what src/domain needs (docs/decisions.md, "One way in"): a function that opens
@@ -15,6 +16,8 @@ export type Deps = {
   plans: PlanCache;
   passwords: Passwords;
   tokens: Tokens;
+  /** Seals and opens connected accounts' secrets; only the sending and receiving code opens them. */
+  secrets: Secrets;
   /** Calls the organization made today (the daily quota's counter; src/platform/http/meter.ts). */
   apiCallsToday: (organizationId: string) => Promise<number>;
 };
@@ -24,4 +27,7 @@ export type Deps = {
  * assumes one: the entry point names itself. (`order` is a contact created for an order's
  * customer; imports and webhooks name their channel, e.g. `shopify`.)
  */
-export type Source = 'mcp' | 'rest' | 'function' | 'dashboard' | 'order';
+export type Source = 'mcp' | 'rest' | 'function' | 'dashboard' | 'order' | MessagingChannel;
+
+/** The channels a conversation runs over (a contact found from one names it as its source). */
+export type MessagingChannel = 'whatsapp' | 'messenger' | 'instagram';

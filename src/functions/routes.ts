@@ -9,6 +9,8 @@ import { agentApiKeys } from './agent-api-keys.ts';
 import { agentAuth } from './agent-auth.ts';
 import { agentRegister } from './agent-register.ts';
 import { agentUsage } from './agent-usage.ts';
+import { connectedAccounts } from './connected-accounts.ts';
+import { conversations } from './conversations.ts';
 import { invitations } from './invitations.ts';
 import { organizationCreate } from './organization-create.ts';
 import { organizationMembers } from './organization-members.ts';
@@ -25,13 +27,24 @@ const SIGNED_IN = [
   'agent-api-key-create',
   'agent-api-keys',
   'agent-usage',
+  'connected-accounts',
+  'conversations',
+  'conversations/*',
 ];
 
 /**
  * Functions that act in the caller's current organization: a person without one is told how to
  * get one (no_organization). organization-create, -switch and invitations are the way out.
  */
-const IN_ORGANIZATION = ['organization-members', 'agent-api-key-create', 'agent-api-keys', 'agent-usage'];
+const IN_ORGANIZATION = [
+  'organization-members',
+  'agent-api-key-create',
+  'agent-api-keys',
+  'agent-usage',
+  'connected-accounts',
+  'conversations',
+  'conversations/*',
+];
 
 /** /functions/v1/<name>: one file per function. */
 export function functionRoutes(s: Services) {
@@ -51,6 +64,8 @@ export function functionRoutes(s: Services) {
     agentApiKeyCreate(s),
     agentApiKeys(s),
     agentUsage(s),
+    connectedAccounts(s),
+    conversations(s),
   ]) {
     app.route('/', r);
   }

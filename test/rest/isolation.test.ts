@@ -50,7 +50,34 @@ beforeAll(async () => {
         orgB,
       ])
     )[0]?.id;
-    return { contact, item, order, line: line[0]?.id, event: event[0]?.id, warehouse, key, attempt };
+    const account = await one(
+      "insert into app.connected_accounts (organization_id, provider, external_id, access_token_encrypted) values ($1, 'whatsapp', 'iso-' || gen_random_uuid(), 'v1:00000000:AAAA') returning id",
+    );
+    const conversation = (
+      await tx.query<{ id: string }>(
+        "insert into conversations (organization_id, account_id, contact_id, channel) values ($1, $2, $3, 'whatsapp') returning id",
+        [orgB, account, contact],
+      )
+    )[0]?.id;
+    const message = (
+      await tx.query<{ id: string }>(
+        "insert into messages (organization_id, conversation_id, account_id, direction, type, body, status) values ($1, $2, $3, 'in', 'text', 'hi', 'received') returning id",
+        [orgB, conversation, account],
+      )
+    )[0]?.id;
+    return {
+      contact,
+      item,
+      order,
+      line: line[0]?.id,
+      event: event[0]?.id,
+      warehouse,
+      key,
+      attempt,
+      account,
+      conversation,
+      message,
+    };
   });
   for (const [table, value] of [
     ['contacts', ids.contact],
@@ -62,6 +89,9 @@ beforeAll(async () => {
     ['agent_api_keys', ids.key],
     ['agent_auth_attempts', ids.attempt],
     ['organizations', orgB],
+    ['connected_accounts', ids.account],
+    ['conversations', ids.conversation],
+    ['messages', ids.message],
   ] as const) {
     theirs.set(table, { column: 'id', value: value as string });
   }
@@ -95,6 +125,9 @@ describe('cross-tenant requests by id, on every exposed table', () => {
     'agent_auth_attempts',
     'organizations',
     'organization_members',
+    'connected_accounts',
+    'conversations',
+    'messages',
   ];
   it.each(tables)('%s: nothing seen, changed or deleted', async (table) => {
     const seen = await req('GET', table);
