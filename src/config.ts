@@ -65,6 +65,13 @@ const schema = z.object({
   INVITES_PER_ORG_PER_HOUR: int(50),
   INVITES_PER_USER_PER_HOUR: int(50),
   INVITES_PER_EMAIL_PER_HOUR: int(3),
+  // The job worker (docs/jobs.md): in this process beside the API, or not (`svc worker` elsewhere).
+  WORKER: z.enum(['inline', 'off']).default('inline'),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+  // How often an idle worker looks for due jobs; pg-boss polls no faster than every 500 ms.
+  WORKER_POLL_MS: z.coerce.number().int().min(500).default(2000),
+  // How often a worker returns jobs whose lease ran out (a killed or hung worker's) to the queue.
+  WORKER_SUPERVISE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
 });
 
 export type Config = {
@@ -112,6 +119,7 @@ export type Config = {
     invitesPerUserPerHour: number;
     invitesPerEmailPerHour: number;
   };
+  worker: { mode: 'inline' | 'off'; concurrency: number; pollMs: number; superviseSeconds: number };
   recovery: {
     tokenTtlSeconds: number;
     maxPerEmail: number;
@@ -202,6 +210,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       invitesPerOrgPerHour: e.INVITES_PER_ORG_PER_HOUR,
       invitesPerUserPerHour: e.INVITES_PER_USER_PER_HOUR,
       invitesPerEmailPerHour: e.INVITES_PER_EMAIL_PER_HOUR,
+    },
+    worker: {
+      mode: e.WORKER,
+      concurrency: e.WORKER_CONCURRENCY,
+      pollMs: e.WORKER_POLL_MS,
+      superviseSeconds: e.WORKER_SUPERVISE_SECONDS,
     },
     recovery: {
       tokenTtlSeconds: e.RECOVERY_TOKEN_TTL_SECONDS,

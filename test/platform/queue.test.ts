@@ -50,6 +50,7 @@ async function startQueue(
   const queue = await openQueue(opts.db ?? fresh.db, {
     log: silent,
     pollIntervalMs: 500,
+    supervise: true,
     superviseIntervalSeconds: 1,
     now: opts.now,
   });

@@ -9,7 +9,11 @@ export type QueueOptions = {
   log: Logger;
   /** How often an idle worker looks for due jobs (pg-boss's floor is 500 ms). */
   pollIntervalMs: number;
-  /** How often expired leases are returned to the queue (pg-boss's supervise, at least 1 s). */
+  /**
+   * Whether this process returns expired leases to the queue, and how often (pg-boss's supervise,
+   * at least 1 s). Workers do; an API process that only enqueues does not.
+   */
+  supervise: boolean;
   superviseIntervalSeconds?: number;
   /** The clock the max-age rule reads; tests move it. Job timestamps are the database's. */
   now?: () => Date;
@@ -30,6 +34,7 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
     db: databaseExecutor(db),
     schema: SCHEMA,
     ...(db.engine === 'pglite' ? { backend: 'pglite' } : {}),
+    supervise: opts.supervise,
     superviseIntervalSeconds: opts.superviseIntervalSeconds ?? 60,
     // pg-boss's cron scheduler and instance registry: nothing here uses them.
     schedule: false,
