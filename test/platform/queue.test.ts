@@ -122,6 +122,35 @@ describe('job queue', () => {
     expect(job.runs).toEqual([1]);
   });
 
+  it("the job tables are out of every tenant role's reach", async () => {
+    const rows = await fresh.db.query<{ role: string; usage: boolean }>(
+      `select r as role, has_schema_privilege(r, 'pgboss', 'usage') as usage
+         from unnest(array['anon', 'authenticated', 'service_role']) as r`,
+    );
+    expect(rows.filter((r) => r.usage)).toEqual([]);
+  });
+
+  it('a job completed by its enqueuer before it is due never runs', async () => {
+    const name = uniqueName('complete');
+    const ran: string[] = [];
+    const def: JobDefinition<never> = {
+      name,
+      policy: POLICY,
+      async run(job) {
+        ran.push(job.id);
+        return { status: 'done' };
+      },
+    };
+    const queue = await startQueue([def]);
+    const id = await fresh.db.transaction((tx) => queue.enqueue(tx, name, {}, { startAfter: 1 }));
+    await queue.complete(name, id);
+    // Due after the first one: once it has run, the worker has looked past the first one's time.
+    const next = await fresh.db.transaction((tx) => queue.enqueue(tx, name, {}, { startAfter: 2 }));
+    await until(async () => (await jobState(next))?.state === 'completed');
+    expect(ran).toEqual([next]);
+    expect((await jobState(id))?.state).toBe('completed');
+  });
+
   it('an unknown job name is refused before anything is written', async () => {
     const queue = await startQueue([], { work: false });
     await expect(

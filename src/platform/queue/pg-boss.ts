@@ -100,7 +100,9 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
       return id;
     },
     async complete(name, id) {
-      await boss.complete(name, id);
+      // includeQueued: pg-boss otherwise completes only a job a worker holds, and the point here
+      // is a job no worker has taken yet.
+      await boss.complete(name, id, null, { includeQueued: true });
     },
     async work(wo = {}) {
       if (working) return;

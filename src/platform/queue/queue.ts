@@ -8,7 +8,7 @@ import type { Queryable } from '../db/database.ts';
 export type JobPolicy = {
   /** Runs in all, the first included. */
   attempts: number;
-  /** Delay before the first retry; each later one doubles (times a jitter of 0.5–1). */
+  /** The first retry waits this long to twice it (random jitter); each later wait doubles. */
   backoffSeconds: number;
   /** No single delay is longer than this. */
   maxBackoffSeconds: number;
