@@ -2,7 +2,7 @@
 // again or gives up (src/platform/queue/outcome.ts). Pure: no database, no clock of its own.
 
 import { describe, expect, it } from 'vitest';
-import { verdict } from '../../src/platform/queue/outcome.ts';
+import { shortestRetryWindowSeconds, verdict } from '../../src/platform/queue/outcome.ts';
 import type { JobOutcome, JobPolicy } from '../../src/platform/queue/queue.ts';
 
 const policy: JobPolicy = {
@@ -53,5 +53,24 @@ describe('after a run', () => {
   it('gives up with the error of the run that ended it', () => {
     const v = verdict({ status: 'retry', error: boom }, { attempt: 3, createdAt: created }, policy, at(1));
     expect(v).toEqual({ action: 'give-up', failure: { reason: 'attempts', error: boom } });
+  });
+});
+
+describe('the retry window', () => {
+  it('of the policy docs/jobs.md suggests for messages is over an hour', () => {
+    const messages = {
+      attempts: 10,
+      backoffSeconds: 30,
+      maxBackoffSeconds: 1800,
+      maxAgeSeconds: 3 * 3600,
+      leaseSeconds: 120,
+    };
+    // 30 + 60 + … + 960, then three waits at the 1800 s cap
+    expect(shortestRetryWindowSeconds(messages)).toBe(7290);
+  });
+
+  it('is cut by the max age, and is nothing for a single attempt', () => {
+    expect(shortestRetryWindowSeconds({ ...policy, attempts: 20, maxAgeSeconds: 600 })).toBe(600);
+    expect(shortestRetryWindowSeconds({ ...policy, attempts: 1 })).toBe(0);
   });
 });

@@ -35,3 +35,16 @@ export async function runSafely(run: () => Promise<JobOutcome>): Promise<JobOutc
     return { status: 'retry', error };
   }
 }
+
+/**
+ * The shortest time a policy keeps retrying after the first failure before it gives up, with the
+ * backoff at its lowest jitter (pg-boss waits backoff · 2^(k-1) to twice that after the k-th
+ * failure, capped): a job that must retry "for at least an hour" checks its policy with this.
+ * The max age ends it sooner when it is shorter, but never before it has passed.
+ */
+export function shortestRetryWindowSeconds(p: JobPolicy): number {
+  let total = 0;
+  for (let k = 1; k < p.attempts; k++)
+    total += Math.min(p.maxBackoffSeconds, p.backoffSeconds * 2 ** (k - 1));
+  return Math.min(total, p.maxAgeSeconds);
+}
