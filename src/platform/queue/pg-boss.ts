@@ -63,7 +63,7 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
         'job will be retried',
       );
       // Thrown so pg-boss schedules the retry with its backoff.
-      throw next.error instanceof Error ? next.error : new Error(String(next.error));
+      throw next.error instanceof Error ? next.error : new Error(describe(next.error).message);
     }
     opts.log.error(
       {
@@ -72,8 +72,8 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
       },
       'job failed',
     );
-    // A throwing onFailed fails this run: pg-boss has one attempt to spare (see register) and
-    // the job gives up again on the next one.
+    // A throwing onFailed fails this run: pg-boss has one attempt to spare (see retryOptions)
+    // and the job gives up again on the next one.
     await def.onFailed?.(job, next.failure);
   }
 
@@ -143,7 +143,13 @@ function retryOptions(p: JobPolicy) {
   };
 }
 
-/** An error as a log line may carry it: name and message, never data the job was about. */
+/** An error as a log line may carry it: name, message and code, never data the job was about. */
 function describe(error: unknown) {
-  return error instanceof Error ? { name: error.name, message: error.message } : { message: String(error) };
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  if (error && typeof error === 'object') {
+    // A provider's error body (Graph API: {code, message, …}) as a handler passes it on.
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    return { code: String(code ?? ''), message: String(message ?? '') };
+  }
+  return { message: String(error) };
 }
