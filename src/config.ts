@@ -78,6 +78,13 @@ const schema = z.object({
     .regex(/^v\d+\.\d+$/, 'must look like v26.0')
     .default('v26.0'),
   META_GRAPH_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
+  // The job worker (docs/jobs.md): in this process beside the API, or not (`svc worker` elsewhere).
+  WORKER: z.enum(['inline', 'off']).default('inline'),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+  // How often an idle worker looks for due jobs; pg-boss polls no faster than every 500 ms.
+  WORKER_POLL_MS: z.coerce.number().int().min(500).default(2000),
+  // How often a worker returns jobs whose lease ran out (a killed or hung worker's) to the queue.
+  WORKER_SUPERVISE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
 });
 
 export type Config = {
@@ -129,6 +136,7 @@ export type Config = {
   };
   /** Where and how the Graph API is called (src/channels/graph-client.ts). */
   graph: { url: string; instagramUrl: string; version: string; timeoutMs: number };
+  worker: { mode: 'inline' | 'off'; concurrency: number; pollMs: number; superviseSeconds: number };
   recovery: {
     tokenTtlSeconds: number;
     maxPerEmail: number;
@@ -230,6 +238,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       instagramUrl: e.META_INSTAGRAM_GRAPH_URL.replace(/\/+$/, ''),
       version: e.META_GRAPH_VERSION,
       timeoutMs: e.META_GRAPH_TIMEOUT_MS,
+    },
+    worker: {
+      mode: e.WORKER,
+      concurrency: e.WORKER_CONCURRENCY,
+      pollMs: e.WORKER_POLL_MS,
+      superviseSeconds: e.WORKER_SUPERVISE_SECONDS,
     },
     recovery: {
       tokenTtlSeconds: e.RECOVERY_TOKEN_TTL_SECONDS,

@@ -9,12 +9,14 @@ import { createPasswords } from './auth/password.ts';
 import { loadSigningKeys } from './auth/signing-keys.ts';
 import { type Config, resolvePublicUrl } from './config.ts';
 import { createPlanCache } from './domain/plan-cache.ts';
+import { type MakeJob, startJobs } from './jobs/index.ts';
 import { lockDataDir } from './platform/data-dir-lock.ts';
 import type { Database } from './platform/db/database.ts';
 import { migrate, SCHEMA_CHANNEL } from './platform/db/migrate.ts';
 import { openDatabase } from './platform/db/open.ts';
 import { createLogger } from './platform/log.ts';
 import { openMail } from './platform/mail/dispatch.ts';
+import type { Queue } from './platform/queue/queue.ts';
 import { loadSecrets } from './platform/secrets.ts';
 import { loadSchemaCache, reloadSchemaCache } from './rest/schema-cache.ts';
 import { createLimits, type Services } from './services.ts';
@@ -29,7 +31,13 @@ export type RunningService = {
 /** The composition root: config → data-dir lock (embedded only) → database → migrate → app → listen. */
 export async function startService(
   config: Config,
-  opts: { logDestination?: DestinationStream; database?: Database; now?: () => Date } = {},
+  opts: {
+    logDestination?: DestinationStream;
+    database?: Database;
+    now?: () => Date;
+    /** Jobs beside src/jobs' own (tests register what they need). */
+    jobs?: MakeJob[];
+  } = {},
 ): Promise<RunningService> {
   const log = createLogger(config.logLevel, opts.logDestination);
   const keys = await loadSigningKeys(config.dataDir, config.jwtPrivateKey);
@@ -73,6 +81,7 @@ export async function startService(
 
   let redis: Redis | undefined;
   let stopListening: (() => Promise<void>) | undefined;
+  let queue: Queue | undefined;
   let services: Services;
   try {
     const tokens = createTokens(keys, `${url}/auth/v1`);
@@ -90,6 +99,12 @@ export async function startService(
       redisDown = false;
     });
     await redis?.connect().catch(() => {}); // reported by the error handler above
+    const now = opts.now ?? (() => new Date());
+    // The worker runs in this process unless WORKER=off (then `svc worker` runs it elsewhere).
+    queue = await startJobs(
+      { config, db, log, now },
+      { work: config.worker.mode === 'inline', extra: opts.jobs },
+    );
     services = {
       config,
       publicUrl: url,
@@ -104,7 +119,8 @@ export async function startService(
       schema: await loadSchemaCache(db),
       log,
       mail: openMail(config, log),
-      now: opts.now ?? (() => new Date()),
+      queue,
+      now,
     };
     const schema = services.schema;
     stopListening = await db.listen(SCHEMA_CHANNEL, () => {
@@ -118,13 +134,14 @@ export async function startService(
   } catch (err) {
     // Nothing half-started outlives a failed start.
     server.close();
+    await queue?.stop({ timeoutMs: 1000 }).catch(() => {});
     await stopListening?.().catch(() => {});
     redis?.disconnect();
     await db.close();
     lock?.release();
     throw err;
   }
-  log.info({ url, engine: db.engine }, 'listening');
+  log.info({ url, engine: db.engine, worker: config.worker.mode }, 'listening');
 
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -136,6 +153,9 @@ export async function startService(
       await done;
       clearTimeout(hard);
       try {
+        // After the last request (whose jobs are committed), before the database: runs in flight
+        // may finish within the same timeout; one cut short runs again after its lease.
+        await services.queue.stop({ timeoutMs: config.shutdownTimeoutMs });
         await stopListening?.();
         await services.mail.close();
         await db.close();

@@ -9,6 +9,7 @@ import type { Database } from './platform/db/database.ts';
 import { apiCallsToday } from './platform/http/meter.ts';
 import type { Logger } from './platform/log.ts';
 import type { MailDispatch } from './platform/mail/dispatch.ts';
+import type { Queue } from './platform/queue/queue.ts';
 import { createLimiter, type Limiter, type LimitStore } from './platform/rate-limit.ts';
 import type { Secrets } from './platform/secrets.ts';
 import type { SchemaCache } from './rest/schema-cache.ts';
@@ -55,6 +56,8 @@ export type Services = {
   log: Logger;
   /** Outgoing mail: SMTP, or the development outbox. */
   mail: MailDispatch;
+  /** Jobs for the worker, enqueued in the request's transaction (docs/jobs.md). */
+  queue: Queue;
   /** The wall clock for calendar rules computed here (the daily quota's UTC day); tests pass a fixed one. */
   now: () => Date;
 };

@@ -4,10 +4,12 @@ import { startService } from '../main.ts';
 import { migrate } from '../platform/db/migrate.ts';
 import { setPlanCommand } from './org-set-plan.ts';
 import { openForCommand, serviceUrl } from './running-service.ts';
+import { startWorker } from './worker.ts';
 
 const USAGE = `usage: svc <command>
 
   start                         run the service (default); one per DATA_DIR on the embedded database
+  worker                        run the job worker alone (any number against one PostgreSQL)
   migrate                       apply pending database migrations (refused while a service runs on DATA_DIR)
   keys                          print {"url","anon_key","service_role_key"} as one JSON line (url: the running service's)
   org set-plan <org_id> <plan>  move an organization to free | starter | growth | scale
@@ -30,6 +32,17 @@ async function main(argv: string[]): Promise<number> {
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);
       process.stdout.write(`svc listening on ${service.url}\nanon key: ${anonKey}\n`);
+      return -1; // keep running
+    }
+    case 'worker': {
+      const stop = await startWorker(config);
+      const exit = async () => {
+        await stop();
+        process.exit(0);
+      };
+      process.once('SIGTERM', exit);
+      process.once('SIGINT', exit);
+      process.stdout.write('svc worker running\n');
       return -1; // keep running
     }
     case 'migrate': {

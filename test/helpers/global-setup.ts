@@ -1,10 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pino from 'pino';
 import type { TestProject } from 'vitest/node';
+import type { Database } from '../../src/platform/db/database.ts';
 import { migrate } from '../../src/platform/db/migrate.ts';
 import { openPostgres } from '../../src/platform/db/pg.ts';
 import { openPglite } from '../../src/platform/db/pglite.ts';
+import { openQueue } from '../../src/platform/queue/pg-boss.ts';
 import { adminUrl, databaseUrl } from './urls.ts';
 
 declare module 'vitest' {
@@ -28,6 +31,7 @@ export default async function setup(project: TestProject) {
     await admin.query(`create database ${template}`);
     const db = openPostgres(databaseUrl(server, template), 2);
     await migrate(db);
+    await installQueue(db);
     await db.close();
     project.provide('pgTemplate', template);
     project.provide('pgliteTemplate', '');
@@ -39,10 +43,21 @@ export default async function setup(project: TestProject) {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-template-'));
   const db = await openPglite(undefined);
   await migrate(db);
+  await installQueue(db);
   const file = path.join(dir, 'template.tar');
   writeFileSync(file, Buffer.from(await (await db.snapshot()).arrayBuffer()));
   await db.close();
   project.provide('pgTemplate', '');
   project.provide('pgliteTemplate', file);
   return () => rmSync(dir, { recursive: true, force: true });
+}
+
+/** pg-boss creates its schema at its first start: once here, not in every test's service. */
+async function installQueue(db: Database) {
+  const queue = await openQueue(db, {
+    log: pino({ level: 'silent' }),
+    pollIntervalMs: 2000,
+    supervise: false,
+  });
+  await queue.stop();
 }

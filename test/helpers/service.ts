@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { type Config, loadConfig } from '../../src/config.ts';
+import type { MakeJob } from '../../src/jobs/index.ts';
 import { type RunningService, startService } from '../../src/main.ts';
 import { freshDatabase } from './db.ts';
 
@@ -18,11 +19,12 @@ export type TestService = RunningService & {
 /**
  * The real service on an ephemeral port over a private database, with a throwaway data dir.
  * `env` overrides configuration exactly as the environment would; `now` replaces the wall clock
- * where the service computes calendar rules (see `Services.now`).
+ * where the service computes calendar rules (see `Services.now`); `jobs` are registered beside
+ * src/jobs' own.
  */
 export async function startTestService(
   env: Record<string, string> = {},
-  { dataDir, now }: { dataDir?: string; now?: () => Date } = {},
+  { dataDir, now, jobs }: { dataDir?: string; now?: () => Date; jobs?: MakeJob[] } = {},
 ): Promise<TestService> {
   const dir = dataDir ?? mkdtempSync(path.join(tmpdir(), 'svc-test-'));
   const config: Config = loadConfig({
@@ -40,7 +42,7 @@ export async function startTestService(
       cb();
     },
   });
-  const service = await startService(config, { logDestination: sink, database: fresh.db, now });
+  const service = await startService(config, { logDestination: sink, database: fresh.db, now, jobs });
   return {
     ...service,
     anonKey: service.services.keys.anonKey,

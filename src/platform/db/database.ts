@@ -32,6 +32,12 @@ export interface Database {
   readonly engine: 'postgres' | 'pglite';
   /** One statement outside any role switch: owner privileges. For internal machinery only. */
   query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * Statements without values, several in one text as the simple protocol runs them (the job
+   * queue's `begin; …; commit` blocks), with owner privileges, outside any caller's transaction:
+   * the rows of every statement, in order.
+   */
+  script<T extends Row = Row>(sql: string): Promise<T[]>;
   /** A transaction with owner privileges (auth internals, migrations, jobs). */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /**

@@ -117,6 +117,16 @@ export function openPostgres(url: string, poolSize: number): Database {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types, pipeline: true } as pg.PoolConfig);
   // An idle client that loses its server must not crash the process; the next checkout reconnects.
   pool.on('error', () => {});
+  // Multi-statement scripts need the simple protocol, which a pipelining connection refuses: a
+  // small plain pool of their own, opened on first use (only the job queue sends them).
+  let plain: pg.Pool | undefined;
+  const plainPool = () => {
+    if (!plain) {
+      plain = new pg.Pool({ connectionString: url, max: 3, types });
+      plain.on('error', () => {});
+    }
+    return plain;
+  };
 
   async function withClient<T>(
     prelude: [string, unknown[]] | null,
@@ -138,6 +148,10 @@ export function openPostgres(url: string, poolSize: number): Database {
   return {
     engine: 'postgres',
     query: (sql, params) => wrap(pool).query(sql, params),
+    async script<T extends Row>(sql: string) {
+      const result = (await plainPool().query(sql)) as pg.QueryResult | pg.QueryResult[];
+      return (Array.isArray(result) ? result : [result]).flatMap((r) => (r.rows ?? []) as T[]);
+    },
     transaction: (fn) => withClient(null, fn),
     asPrincipal: (principal: Principal, fn, opts) =>
       withClient([SET_CLAIMS_SQL, claimsParams(principal, opts?.readOnly)], fn, opts?.readOnly),
@@ -189,6 +203,8 @@ export function openPostgres(url: string, poolSize: number): Database {
       await client.query(`listen ${channel.replace(/[^a-z_]/g, '')}`);
       return () => client.end();
     },
-    close: () => pool.end(),
+    async close() {
+      await Promise.all([pool.end(), plain?.end()]);
+    },
   };
 }

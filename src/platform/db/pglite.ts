@@ -54,6 +54,7 @@ export async function openPglite(
   return {
     engine: 'pglite',
     query: (sql, params) => wrap(db).query(sql, params),
+    script: async <T extends Row>(sql: string) => (await db.exec(sql)).flatMap((r) => r.rows as T[]),
     transaction: (fn) => inTransaction(null, fn),
     asPrincipal: (principal, fn, opts) =>
       inTransaction([SET_CLAIMS_SQL, claimsParams(principal, opts?.readOnly)], fn),

@@ -1,0 +1,39 @@
+import type { Config } from '../config.ts';
+import { startJobs } from '../jobs/index.ts';
+import { migrate } from '../platform/db/migrate.ts';
+import { createLogger } from '../platform/log.ts';
+import { openForCommand } from './running-service.ts';
+
+/**
+ * `svc worker`: the job worker alone, no HTTP. Any number of them may run against one PostgreSQL
+ * (pg-boss claims each job with FOR UPDATE SKIP LOCKED). On the embedded database it takes the
+ * data directory's lock, so it is refused while `svc start` (which runs its own worker) is up.
+ * Resolves to a stop function; SIGTERM/SIGINT call it.
+ */
+export async function startWorker(config: Config): Promise<() => Promise<void>> {
+  const log = createLogger(config.logLevel);
+  const db = await openForCommand(config, 'worker');
+  try {
+    // The same schema the API expects: a worker started first must not run against an old one.
+    const applied = await migrate(db);
+    if (applied.length) log.info({ applied }, 'migrations applied');
+    const queue = await startJobs({ config, db, log, now: () => new Date() }, { work: true });
+    log.info({ engine: db.engine, concurrency: config.worker.concurrency }, 'worker running');
+    let stopping: Promise<void> | undefined;
+    return () => {
+      stopping ??= (async () => {
+        try {
+          await queue.stop({ timeoutMs: config.shutdownTimeoutMs });
+        } finally {
+          await db.close();
+        }
+        log.info('worker stopped');
+        await new Promise<void>((resolve) => log.flush(() => resolve()));
+      })();
+      return stopping;
+    };
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+}

@@ -1,0 +1,43 @@
+// Every job the worker runs. Each lives in src/jobs/<name>.ts and exports a MakeJob: a function of
+// the dependencies below that returns its JobDefinition (src/platform/queue/queue.ts); add it to
+// JOBS. An API process registers the same list, so it can enqueue them.
+
+import type { Config } from '../config.ts';
+import type { Database } from '../platform/db/database.ts';
+import type { Logger } from '../platform/log.ts';
+import { openQueue } from '../platform/queue/pg-boss.ts';
+import type { JobDefinition, Queue } from '../platform/queue/queue.ts';
+
+/** What a job may use: the same in `svc start` (worker inline) and `svc worker`. */
+export type JobDeps = { config: Config; db: Database; log: Logger; now: () => Date; queue: Queue };
+
+export type MakeJob = (deps: JobDeps) => JobDefinition<never>;
+
+const JOBS: MakeJob[] = [];
+
+/**
+ * Opens the queue and registers every job (and `extra`, which tests pass). A worker (`work`) also
+ * runs them and returns expired leases to the queue; otherwise this process only enqueues.
+ */
+export async function startJobs(
+  base: Omit<JobDeps, 'queue'>,
+  opts: { work: boolean; extra?: MakeJob[] },
+): Promise<Queue> {
+  const { worker } = base.config;
+  const queue = await openQueue(base.db, {
+    log: base.log,
+    pollIntervalMs: worker.pollMs,
+    supervise: opts.work,
+    superviseIntervalSeconds: worker.superviseSeconds,
+    now: base.now,
+  });
+  try {
+    const deps = { ...base, queue };
+    await queue.register([...JOBS, ...(opts.extra ?? [])].map((make) => make(deps)));
+    if (opts.work) await queue.work({ concurrency: worker.concurrency });
+  } catch (err) {
+    await queue.stop({ timeoutMs: 1000 }).catch(() => {});
+    throw err;
+  }
+  return queue;
+}

@@ -1,0 +1,155 @@
+import { type JobWithMetadata, PgBoss } from 'pg-boss';
+import type { Database } from '../db/database.ts';
+import type { Logger } from '../log.ts';
+import { databaseExecutor, transactionExecutor } from './adapters.ts';
+import { runSafely, verdict } from './outcome.ts';
+import type { Job, JobDefinition, JobPolicy, Queue } from './queue.ts';
+
+export type QueueOptions = {
+  log: Logger;
+  /** How often an idle worker looks for due jobs (pg-boss's floor is 500 ms). */
+  pollIntervalMs: number;
+  /**
+   * Whether this process returns expired leases to the queue, and how often (pg-boss's supervise,
+   * at least 1 s). Workers do; an API process that only enqueues does not.
+   */
+  supervise: boolean;
+  superviseIntervalSeconds?: number;
+  /** The clock the max-age rule reads; tests move it. Job timestamps are the database's. */
+  now?: () => Date;
+};
+
+/** pg-boss's schema: outside `public`, so /rest/v1 never serves it, and granted to no tenant role. */
+const SCHEMA = 'pgboss';
+
+/**
+ * The queue over pg-boss (docs/jobs.md: why pg-boss, and what was measured on PGlite). pg-boss
+ * creates and upgrades its own schema at start. It does not own a connection: every statement
+ * goes through the service's Database, so PGlite's single connection and PostgreSQL's pool are
+ * shared with requests, and a PGlite transaction simply makes the worker's next poll wait.
+ */
+export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue> {
+  const now = opts.now ?? (() => new Date());
+  const boss = new PgBoss({
+    db: databaseExecutor(db),
+    schema: SCHEMA,
+    ...(db.engine === 'pglite' ? { backend: 'pglite' } : {}),
+    supervise: opts.supervise,
+    superviseIntervalSeconds: opts.superviseIntervalSeconds ?? 60,
+    // pg-boss's cron scheduler and instance registry: nothing here uses them.
+    schedule: false,
+    registerInstance: false,
+  } as ConstructorParameters<typeof PgBoss>[0]);
+  boss.on('error', (err) => opts.log.error({ err: { message: (err as Error).message } }, 'job queue error'));
+  await boss.start();
+
+  const definitions = new Map<string, JobDefinition<unknown>>();
+  let working = false;
+
+  async function runOne(def: JobDefinition<unknown>, raw: JobWithMetadata<unknown>) {
+    const job: Job<unknown> = {
+      id: raw.id,
+      name: raw.name,
+      data: raw.data,
+      attempt: raw.retryCount + 1,
+      createdAt: new Date(raw.createdOn),
+    };
+    const outcome = await runSafely(() => def.run(job));
+    const next = verdict(outcome, job, def.policy, now());
+    if (next.action === 'done') return;
+    if (next.action === 'retry') {
+      opts.log.warn(
+        { job: { name: job.name, id: job.id, attempt: job.attempt }, err: describe(next.error) },
+        'job will be retried',
+      );
+      // Thrown so pg-boss schedules the retry with its backoff.
+      throw next.error instanceof Error ? next.error : new Error(describe(next.error).message);
+    }
+    opts.log.error(
+      {
+        job: { name: job.name, id: job.id, attempt: job.attempt, reason: next.failure.reason },
+        err: describe(next.failure.error),
+      },
+      'job failed',
+    );
+    // A throwing onFailed fails this run: pg-boss has one attempt to spare (see retryOptions)
+    // and the job gives up again on the next one.
+    await def.onFailed?.(job, next.failure);
+  }
+
+  return {
+    async register(defs) {
+      for (const def of defs as JobDefinition<unknown>[]) {
+        // The queue holds only defaults; every job carries its policy (enqueue), so a changed
+        // policy applies to the jobs enqueued after it without touching the queue.
+        if (!(await boss.getQueue(def.name))) await boss.createQueue(def.name, retryOptions(def.policy));
+        definitions.set(def.name, def);
+      }
+    },
+    async enqueue(tx, name, data, eo = {}) {
+      // Known names only: the queue must exist, and pg-boss's lookup of an unknown one would
+      // query outside this transaction (a deadlock on PGlite's single connection).
+      const def = definitions.get(name);
+      if (!def) throw new Error(`unknown job "${name}": register it first`);
+      const id = await boss.send(name, data, {
+        db: transactionExecutor(tx),
+        ...retryOptions(def.policy),
+        ...(eo.startAfter !== undefined ? { startAfter: eo.startAfter } : {}),
+      });
+      if (!id) throw new Error(`job "${name}" was not created`);
+      return id;
+    },
+    async complete(name, id) {
+      // includeQueued: pg-boss otherwise completes only a job a worker holds, and the point here
+      // is a job no worker has taken yet.
+      await boss.complete(name, id, null, { includeQueued: true });
+    },
+    async work(wo = {}) {
+      if (working) return;
+      working = true;
+      for (const def of definitions.values()) {
+        await boss.work(
+          def.name,
+          {
+            includeMetadata: true,
+            pollingIntervalSeconds: opts.pollIntervalMs / 1000,
+            localConcurrency: wo.concurrency ?? 1,
+            batchSize: 1,
+          },
+          async (jobs: JobWithMetadata<unknown>[]) => {
+            const [raw] = jobs;
+            if (raw) await runOne(def, raw);
+          },
+        );
+      }
+    },
+    async stop(so = {}) {
+      // close: false: the database belongs to the service, which closes it after the queue.
+      await boss.stop({ graceful: true, close: false, timeout: so.timeoutMs ?? 10_000 });
+    },
+  };
+}
+
+/** A policy in pg-boss's terms. */
+function retryOptions(p: JobPolicy) {
+  return {
+    // One attempt beyond the policy's: outcome.ts decides when to give up, and pg-boss's own last
+    // resort is kept for an onFailed that threw.
+    retryLimit: p.attempts,
+    retryDelay: p.backoffSeconds,
+    retryBackoff: true,
+    retryDelayMax: p.maxBackoffSeconds,
+    expireInSeconds: p.leaseSeconds,
+  };
+}
+
+/** An error as a log line may carry it: name, message and code, never data the job was about. */
+function describe(error: unknown) {
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  if (error && typeof error === 'object') {
+    // A provider's error body (Graph API: {code, message, …}) as a handler passes it on.
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    return { code: String(code ?? ''), message: String(message ?? '') };
+  }
+  return { message: String(error) };
+}

@@ -1,0 +1,78 @@
+// The job queue as the rest of the service sees it: a job is enqueued in the caller's own
+// transaction (so it commits or rolls back with the row it is about), and a worker runs it later
+// with retries. One implementation (pg-boss.ts, over pg-boss); docs/jobs.md says why.
+
+import type { Queryable } from '../db/database.ts';
+
+/** How a job of one name is retried. Every figure is per job name; tests shorten them. */
+export type JobPolicy = {
+  /** Runs in all, the first included. */
+  attempts: number;
+  /** The first retry waits this long to twice it (random jitter); each later wait doubles. */
+  backoffSeconds: number;
+  /** No single delay is longer than this. */
+  maxBackoffSeconds: number;
+  /** A job this old is failed instead of run again, however many attempts are left. */
+  maxAgeSeconds: number;
+  /** A run not finished by then is presumed dead (a killed or hung worker): the job runs again. */
+  leaseSeconds: number;
+};
+
+/** What a handler says about one run. A thrown error counts as `retry`. */
+export type JobOutcome =
+  | { status: 'done' }
+  /** Transient (timeout, 5xx, throttling): run again after the backoff, if attempts and age allow. */
+  | { status: 'retry'; error: unknown }
+  /** Permanent (refused for good): never run again; `onFailed` is called. */
+  | { status: 'fail'; error: unknown };
+
+export type Job<T> = {
+  id: string;
+  name: string;
+  data: T;
+  /** 1 on the first run. */
+  attempt: number;
+  createdAt: Date;
+};
+
+export type JobFailure = {
+  /** permanent: the handler said so; attempts: the last one failed; max_age: too old to retry. */
+  reason: 'permanent' | 'attempts' | 'max_age';
+  error: unknown;
+};
+
+/**
+ * One kind of job: src/jobs/<name>.ts exports a function of the service's dependencies that
+ * returns one of these (see src/jobs/index.ts).
+ */
+export type JobDefinition<T = unknown> = {
+  name: string;
+  policy: JobPolicy;
+  run(job: Job<T>): Promise<JobOutcome>;
+  /**
+   * Called once when the job gives up, so the domain can record it (a message becomes `failed`).
+   * If it throws, the job is run again later and gives up again, so it must be idempotent.
+   */
+  onFailed?(job: Job<T>, failure: JobFailure): Promise<void>;
+};
+
+export type EnqueueOptions = {
+  /** Not before this moment (or this many seconds from now). */
+  startAfter?: Date | number;
+};
+
+export interface Queue {
+  /** Makes these job names known: their queues and policies. Before enqueue or work. */
+  register(definitions: JobDefinition<never>[]): Promise<void>;
+  /**
+   * Adds a job inside `tx`, the caller's open transaction (db.transaction or db.asPrincipal): it
+   * exists only if that transaction commits. Returns the job's id.
+   */
+  enqueue(tx: Queryable, name: string, data: object, opts?: EnqueueOptions): Promise<string>;
+  /** Marks a job done without running it (the request that made it already did the work). */
+  complete(name: string, id: string): Promise<void>;
+  /** Starts running every registered job in this process; `concurrency` runs per job name. */
+  work(opts?: { concurrency?: number }): Promise<void>;
+  /** Stops fetching, waits up to `timeoutMs` for runs in flight, then stops the queue. */
+  stop(opts?: { timeoutMs?: number }): Promise<void>;
+}

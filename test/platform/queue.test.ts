@@ -1,0 +1,311 @@
+// What this file protects: a job commits or rolls back with the caller's transaction; a transient
+// failure is retried until it succeeds, once; a permanent one, the last attempt and a job past its
+// max age reach onFailed once and stop; a job whose run hangs comes back after its lease; two
+// workers on one PostgreSQL run each job once. Real databases, both engines; no time is asserted.
+
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Principal } from '../../src/platform/db/database.ts';
+import { openPostgres } from '../../src/platform/db/pg.ts';
+import { openQueue } from '../../src/platform/queue/pg-boss.ts';
+import type {
+  JobDefinition,
+  JobFailure,
+  JobOutcome,
+  JobPolicy,
+  Queue,
+} from '../../src/platform/queue/queue.ts';
+import { type FreshDatabase, freshDatabase, onPostgres } from '../helpers/db.ts';
+
+const silent = pino({ level: 'silent' });
+// Short delays so retries happen within the test; the rule is the same as in production.
+const POLICY: JobPolicy = {
+  attempts: 5,
+  backoffSeconds: 1,
+  maxBackoffSeconds: 1,
+  maxAgeSeconds: 3600,
+  leaseSeconds: 60,
+};
+const ANON: Principal = { kind: 'anon', claims: { role: 'anon' } };
+
+let fresh: FreshDatabase;
+const open: Queue[] = [];
+let seq = 0;
+const uniqueName = (tag: string) => `test-${tag}-${process.pid}-${++seq}`;
+
+beforeAll(async () => {
+  fresh = await freshDatabase();
+});
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((q) => q.stop({ timeoutMs: 1000 })));
+});
+afterAll(async () => {
+  await fresh.drop();
+});
+
+async function startQueue(
+  jobs: JobDefinition<never>[],
+  opts: { now?: () => Date; work?: boolean; db?: FreshDatabase['db']; concurrency?: number } = {},
+) {
+  const queue = await openQueue(opts.db ?? fresh.db, {
+    log: silent,
+    pollIntervalMs: 500,
+    supervise: true,
+    superviseIntervalSeconds: 1,
+    now: opts.now,
+  });
+  open.push(queue);
+  await queue.register(jobs);
+  if (opts.work !== false) await queue.work({ concurrency: opts.concurrency ?? 2 });
+  return queue;
+}
+
+async function until(check: () => boolean | Promise<boolean>) {
+  while (!(await check())) await new Promise((r) => setTimeout(r, 50));
+}
+
+const jobState = async (id: string) =>
+  (
+    await fresh.db.query<{ state: string; retry_count: number }>(
+      'select state, retry_count from pgboss.job where id = $1',
+      [id],
+    )
+  )[0];
+
+/** A job definition whose runs answer from a script, recording each attempt and any failure. */
+function scripted(
+  name: string,
+  answers: (attempt: number) => JobOutcome | Promise<JobOutcome>,
+  policy = POLICY,
+) {
+  const runs: number[] = [];
+  const failures: JobFailure[] = [];
+  const def: JobDefinition<{ n?: number }> = {
+    name,
+    policy,
+    async run(job) {
+      runs.push(job.attempt);
+      return answers(job.attempt);
+    },
+    async onFailed(_job, failure) {
+      failures.push(failure);
+    },
+  };
+  return { def: def as JobDefinition<never>, runs, failures };
+}
+
+describe('job queue', () => {
+  it('a job enqueued in a transaction that rolls back never exists; committed, it runs once', async () => {
+    const name = uniqueName('tx');
+    const job = scripted(name, () => ({ status: 'done' }));
+    const queue = await startQueue([job.def], { work: false });
+    await expect(
+      fresh.db.asPrincipal(ANON, async (tx) => {
+        await queue.enqueue(tx, name, { n: 1 });
+        throw new Error('the request failed after its insert');
+      }),
+    ).rejects.toThrow('the request failed');
+    const [id, roleAfter] = await fresh.db.asPrincipal(ANON, async (tx) => {
+      const jobId = await queue.enqueue(tx, name, { n: 2 });
+      // The enqueue ran as the owner; the rest of the request is the caller's again.
+      const [row] = await tx.query<{ role: string }>('select current_user as role');
+      return [jobId, row?.role] as const;
+    });
+    expect(roleAfter).toBe('anon');
+    const rows = await fresh.db.query<{ data: { n: number } }>(
+      'select data from pgboss.job where name = $1',
+      [name],
+    );
+    expect(rows.map((r) => r.data.n)).toEqual([2]);
+    await queue.work();
+    await until(async () => (await jobState(id))?.state === 'completed');
+    expect(job.runs).toEqual([1]);
+  });
+
+  it("the job tables are out of every tenant role's reach", async () => {
+    const rows = await fresh.db.query<{ role: string; usage: boolean }>(
+      `select r as role, has_schema_privilege(r, 'pgboss', 'usage') as usage
+         from unnest(array['anon', 'authenticated', 'service_role']) as r`,
+    );
+    expect(rows.filter((r) => r.usage)).toEqual([]);
+  });
+
+  it('a job completed by its enqueuer before it is due never runs', async () => {
+    const name = uniqueName('complete');
+    const ran: string[] = [];
+    const def: JobDefinition<never> = {
+      name,
+      policy: POLICY,
+      async run(job) {
+        ran.push(job.id);
+        return { status: 'done' };
+      },
+    };
+    const queue = await startQueue([def]);
+    const id = await fresh.db.transaction((tx) => queue.enqueue(tx, name, {}, { startAfter: 1 }));
+    await queue.complete(name, id);
+    // Due after the first one: once it has run, the worker has looked past the first one's time.
+    const next = await fresh.db.transaction((tx) => queue.enqueue(tx, name, {}, { startAfter: 2 }));
+    await until(async () => (await jobState(next))?.state === 'completed');
+    expect(ran).toEqual([next]);
+    expect((await jobState(id))?.state).toBe('completed');
+  });
+
+  it('an unknown job name is refused before anything is written', async () => {
+    const queue = await startQueue([], { work: false });
+    await expect(
+      fresh.db.transaction((tx) => queue.enqueue(tx, 'nobody-registered-this', {})),
+    ).rejects.toThrow(/unknown job/);
+  });
+
+  it('a transient failure is retried with backoff until the run that succeeds, which happens once', async () => {
+    const name = uniqueName('transient');
+    const job = scripted(name, (attempt) =>
+      attempt < 3 ? { status: 'retry', error: new Error('provider 503') } : { status: 'done' },
+    );
+    const queue = await startQueue([job.def]);
+    const id = await fresh.db.transaction((tx) => queue.enqueue(tx, name, {}));
+    await until(async () => (await jobState(id))?.state === 'completed');
+    expect(job.runs).toEqual([1, 2, 3]);
+    expect(job.failures).toEqual([]);
+    expect((await jobState(id))?.retry_count).toBe(2);
+  });
+
+  it('a thrown error is a transient failure, retried like one', async () => {
+    const name = uniqueName('throws');
+    const job = scripted(name, (attempt) => {
+      if (attempt === 1) throw new Error('socket hang up');
+      return { status: 'done' };
+    });
+    const queue = await startQueue([job.def]);
+    const id = await fresh.db.transaction((tx) => queue.enqueue(tx, name, {}));
+    await until(async () => (await jobState(id))?.state === 'completed');
+    expect(job.runs).toEqual([1, 2]);
+  });
+
+  it('a permanent failure is not retried, and onFailed hears it once', async () => {
+    const name = uniqueName('permanent');
+    const job = scripted(name, () => ({ status: 'fail', error: { code: 190, message: 'invalid token' } }));
+    const queue = await startQueue([job.def]);
+    const id = await fresh.db.transaction((tx) => queue.enqueue(tx, name, {}));
+    await until(async () => (await jobState(id))?.state === 'completed');
+    expect(job.runs).toEqual([1]);
+    expect(job.failures).toEqual([{ reason: 'permanent', error: { code: 190, message: 'invalid token' } }]);
+  });
+
+  it('a job that keeps failing gives up after its last attempt, and onFailed hears it once', async () => {
+    const name = uniqueName('attempts');
+    const job = scripted(name, () => ({ status: 'retry', error: new Error('timeout') }), {
+      ...POLICY,
+      attempts: 2,
+    });
+    const queue = await startQueue([job.def]);
+    const id = await fresh.db.transaction((tx) => queue.enqueue(tx, name, {}));
+    await until(async () => (await jobState(id))?.state === 'completed');
+    expect(job.runs).toEqual([1, 2]);
+    expect(job.failures.map((f) => f.reason)).toEqual(['attempts']);
+  });
+
+  it('a job older than its max age fails at its next transient failure instead of being retried', async () => {
+    const name = uniqueName('max-age');
+    let ahead = 0; // the clock the max-age rule reads, moved forward during the second run
+    const job = scripted(
+      name,
+      (attempt) => {
+        if (attempt === 2) ahead = 2 * 3600_000;
+        return { status: 'retry', error: new Error('provider 500') };
+      },
+      { ...POLICY, attempts: 100 },
+    );
+    const queue = await startQueue([job.def], { now: () => new Date(Date.now() + ahead) });
+    const id = await fresh.db.transaction((tx) => queue.enqueue(tx, name, {}));
+    await until(async () => (await jobState(id))?.state === 'completed');
+    expect(job.runs).toEqual([1, 2]);
+    expect(job.failures.map((f) => f.reason)).toEqual(['max_age']);
+  });
+
+  it('an onFailed that throws is tried again on a later run', async () => {
+    const name = uniqueName('on-failed-throws');
+    let calls = 0;
+    const def: JobDefinition<never> = {
+      name,
+      policy: POLICY,
+      run: async () => ({ status: 'fail', error: 'refused' }),
+      async onFailed() {
+        calls++;
+        if (calls === 1) throw new Error('database briefly unavailable');
+      },
+    };
+    const queue = await startQueue([def]);
+    const id = await fresh.db.transaction((tx) => queue.enqueue(tx, name, {}));
+    await until(async () => (await jobState(id))?.state === 'completed');
+    expect(calls).toBe(2);
+  });
+
+  it('a job whose run hangs (a killed or stuck worker) runs again elsewhere after its lease', async () => {
+    const name = uniqueName('lease');
+    const policy = { ...POLICY, leaseSeconds: 1 };
+    let release: () => void = () => {};
+    let hungStarted = false;
+    const hung: JobDefinition<never> = {
+      name,
+      policy,
+      run: () =>
+        new Promise<JobOutcome>((resolve) => {
+          hungStarted = true;
+          release = () => resolve({ status: 'done' });
+        }),
+    };
+    const healthy = scripted(name, () => ({ status: 'done' }), policy);
+    // One run at a time, so the hung run holds this worker as a killed process would.
+    const first = await startQueue([hung], { concurrency: 1 });
+    const id = await fresh.db.transaction((tx) => first.enqueue(tx, name, {}));
+    await until(() => hungStarted);
+    // Only now does a second worker start: the job can reach it only by its lease running out.
+    await startQueue([healthy.def]);
+    await until(async () => (await jobState(id))?.state === 'completed');
+    expect(healthy.runs).toEqual([2]);
+    release();
+  });
+
+  it.skipIf(!onPostgres())(
+    'two workers on one PostgreSQL run each of 200 jobs exactly once (PostgreSQL only: PGlite is one process and one connection)',
+    async () => {
+      await fresh.db.query('create table if not exists public.queue_test_runs (job_id uuid, worker text)');
+      const name = uniqueName('two-workers');
+      const worker = (label: string): JobDefinition<never> => ({
+        name,
+        policy: POLICY,
+        async run(job) {
+          await fresh.db.query('insert into public.queue_test_runs values ($1, $2)', [job.id, label]);
+          return { status: 'done' };
+        },
+      });
+      // Each worker with its own pool, as two processes would have.
+      const other = openPostgres(fresh.url as string, 5);
+      try {
+        const a = await startQueue([worker('a')], { work: false });
+        const b = await startQueue([worker('b')], { work: false, db: other });
+        await fresh.db.transaction(async (tx) => {
+          for (let i = 0; i < 200; i++) await a.enqueue(tx, name, { n: i });
+        });
+        await Promise.all([a.work({ concurrency: 4 }), b.work({ concurrency: 4 })]);
+        const done = async () =>
+          (
+            await fresh.db.query<{ n: number }>(
+              `select count(*)::int as n from pgboss.job where name = $1 and state = 'completed'`,
+              [name],
+            )
+          )[0]?.n === 200;
+        await until(done);
+        const [runs] = await fresh.db.query<{ total: number; distinct_jobs: number }>(
+          'select count(*)::int as total, count(distinct job_id)::int as distinct_jobs from public.queue_test_runs',
+        );
+        expect(runs).toEqual({ total: 200, distinct_jobs: 200 });
+        await Promise.all(open.splice(0).map((q) => q.stop({ timeoutMs: 1000 })));
+      } finally {
+        await other.close();
+      }
+    },
+  );
+});
