@@ -78,6 +78,17 @@ const schema = z.object({
     .regex(/^v\d+\.\d+$/, 'must look like v26.0')
     .default('v26.0'),
   META_GRAPH_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
+  // Outbound messages: retried with exponential backoff from SEND_RETRY_BACKOFF_SECONDS (doubling,
+  // capped at 30 min) for SEND_RETRY_ATTEMPTS runs, and never past SEND_RETRY_MAX_AGE_SECONDS;
+  // the defaults keep trying for 2 to 2.5 hours (docs/jobs.md). Tests shorten them.
+  SEND_RETRY_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(10),
+  SEND_RETRY_BACKOFF_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  SEND_RETRY_MAX_AGE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 86400)
+    .default(3 * 3600),
   // The job worker (docs/jobs.md): in this process beside the API, or not (`svc worker` elsewhere).
   WORKER: z.enum(['inline', 'off']).default('inline'),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
@@ -136,6 +147,8 @@ export type Config = {
   };
   /** Where and how the Graph API is called (src/channels/graph-client.ts). */
   graph: { url: string; instagramUrl: string; version: string; timeoutMs: number };
+  /** How outbound messages are retried (src/jobs/send-message.ts). */
+  sendRetry: { attempts: number; backoffSeconds: number; maxAgeSeconds: number };
   worker: { mode: 'inline' | 'off'; concurrency: number; pollMs: number; superviseSeconds: number };
   recovery: {
     tokenTtlSeconds: number;
@@ -238,6 +251,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       instagramUrl: e.META_INSTAGRAM_GRAPH_URL.replace(/\/+$/, ''),
       version: e.META_GRAPH_VERSION,
       timeoutMs: e.META_GRAPH_TIMEOUT_MS,
+    },
+    sendRetry: {
+      attempts: e.SEND_RETRY_ATTEMPTS,
+      backoffSeconds: e.SEND_RETRY_BACKOFF_SECONDS,
+      maxAgeSeconds: e.SEND_RETRY_MAX_AGE_SECONDS,
     },
     worker: {
       mode: e.WORKER,

@@ -102,7 +102,7 @@ export async function startService(
     const now = opts.now ?? (() => new Date());
     // The worker runs in this process unless WORKER=off (then `svc worker` runs it elsewhere).
     queue = await startJobs(
-      { config, db, log, now },
+      { config, db, log, now, secrets },
       { work: config.worker.mode === 'inline', extra: opts.jobs },
     );
     services = {

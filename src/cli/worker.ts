@@ -2,6 +2,7 @@ import type { Config } from '../config.ts';
 import { startJobs } from '../jobs/index.ts';
 import { migrate } from '../platform/db/migrate.ts';
 import { createLogger } from '../platform/log.ts';
+import { loadSecrets } from '../platform/secrets.ts';
 import { openForCommand } from './running-service.ts';
 
 /**
@@ -17,7 +18,8 @@ export async function startWorker(config: Config): Promise<() => Promise<void>> 
     // The same schema the API expects: a worker started first must not run against an old one.
     const applied = await migrate(db);
     if (applied.length) log.info({ applied }, 'migrations applied');
-    const queue = await startJobs({ config, db, log, now: () => new Date() }, { work: true });
+    const secrets = loadSecrets(config.dataDir, config.secretsKey);
+    const queue = await startJobs({ config, db, log, now: () => new Date(), secrets }, { work: true });
     log.info({ engine: db.engine, concurrency: config.worker.concurrency }, 'worker running');
     let stopping: Promise<void> | undefined;
     return () => {

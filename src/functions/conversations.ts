@@ -36,7 +36,7 @@ const ConversationSchema = z
   })
   .openapi('Conversation');
 
-const MessageSchema = z
+export const MessageSchema = z
   .object({
     id: z.uuid(),
     organization_id: z.uuid(),

@@ -16,6 +16,7 @@ import { organizationCreate } from './organization-create.ts';
 import { organizationMembers } from './organization-members.ts';
 import { organizationPlan } from './organization-plan.ts';
 import { organizationSwitch } from './organization-switch.ts';
+import { sendMessageFunctions } from './send-message.ts';
 
 /** Functions that take a bearer token; agent-register and agent-auth are public and limit themselves. */
 const SIGNED_IN = [
@@ -30,6 +31,9 @@ const SIGNED_IN = [
   'connected-accounts',
   'conversations',
   'conversations/*',
+  'whatsapp-send-message',
+  'facebook-send-message',
+  'instagram-send-message',
 ];
 
 /**
@@ -44,6 +48,9 @@ const IN_ORGANIZATION = [
   'connected-accounts',
   'conversations',
   'conversations/*',
+  'whatsapp-send-message',
+  'facebook-send-message',
+  'instagram-send-message',
 ];
 
 /** /functions/v1/<name>: one file per function. */
@@ -66,6 +73,7 @@ export function functionRoutes(s: Services) {
     agentUsage(s),
     connectedAccounts(s),
     conversations(s),
+    sendMessageFunctions(s),
   ]) {
     app.route('/', r);
   }

@@ -7,13 +7,23 @@ import type { Database } from '../platform/db/database.ts';
 import type { Logger } from '../platform/log.ts';
 import { openQueue } from '../platform/queue/pg-boss.ts';
 import type { JobDefinition, Queue } from '../platform/queue/queue.ts';
+import type { Secrets } from '../platform/secrets.ts';
+import { sendMessageJob } from './send-message.ts';
 
 /** What a job may use: the same in `svc start` (worker inline) and `svc worker`. */
-export type JobDeps = { config: Config; db: Database; log: Logger; now: () => Date; queue: Queue };
+export type JobDeps = {
+  config: Config;
+  db: Database;
+  log: Logger;
+  now: () => Date;
+  queue: Queue;
+  /** Opens connected accounts' secrets (the sender's access tokens). */
+  secrets: Secrets;
+};
 
 export type MakeJob = (deps: JobDeps) => JobDefinition<never>;
 
-const JOBS: MakeJob[] = [];
+const JOBS: MakeJob[] = [sendMessageJob];
 
 /**
  * Opens the queue and registers every job (and `extra`, which tests pass). A worker (`work`) also

@@ -72,7 +72,13 @@ describe('the worker beside the API', () => {
     // startJobs over the same database, as a worker.
     const config = loadConfig({ ...FAST, DATA_DIR: service.dataDir });
     const worker = await startJobs(
-      { config, db, log: pino({ level: 'silent' }), now: () => new Date() },
+      {
+        config,
+        db,
+        log: pino({ level: 'silent' }),
+        now: () => new Date(),
+        secrets: service.services.secrets,
+      },
       { work: true, extra: [job.make] },
     );
     cleanups.push(() => worker.stop());

@@ -1,0 +1,347 @@
+import { z } from 'zod';
+import type { Config } from '../config.ts';
+import { type Delivery, deliver, deliverDeps } from '../jobs/send-message.ts';
+import { claimedOrganization, type Principal, type Queryable } from '../platform/db/database.ts';
+import { AppError, invalidField, notFound } from '../platform/errors.ts';
+import { type Logger, logFailure } from '../platform/log.ts';
+import type { Queue } from '../platform/queue/queue.ts';
+import { CHANNELS, type Conversation, conversationFor, openConversation } from './conversations.ts';
+import type { Deps, MessagingChannel } from './deps.ts';
+import { parseInput } from './inputs.ts';
+import { type ContentKind, deliveryFor } from './messaging-window.ts';
+import { requireCurrentOrg } from './organizations.ts';
+
+// One send, whichever entry point asked (the three *-send-message functions, svc_send_message):
+// checked, then queued in the caller's transaction with its job (so a crash after the commit
+// still sends it, once), then delivered at once by src/jobs/send-message.ts's `deliver`.
+
+const MEDIA_TYPES = ['image', 'video', 'audio', 'document'] as const;
+
+/** What a send takes besides its channel (the functions' body; the channel is their name). */
+export const SendFields = z.object({
+  contact_id: z.uuid().optional(),
+  conversation_id: z.uuid().optional(),
+  /** WhatsApp: a phone number or wa_id; Messenger: a PSID; Instagram: an Instagram-scoped id. */
+  to: z.string().trim().min(1).max(64).optional(),
+  /** Which connected account sends; needed only when several of the channel's are connected. */
+  account_id: z.uuid().optional(),
+  text: z.string().trim().min(1).max(4096).optional(),
+  template: z
+    .object({
+      name: z.string().trim().min(1).max(512),
+      language: z.string().trim().min(2).max(15),
+      components: z.array(z.record(z.string(), z.unknown())).max(20).optional(),
+    })
+    .optional(),
+  media_url: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .optional(),
+  media_type: z.enum(MEDIA_TYPES).optional(),
+  caption: z.string().trim().min(1).max(1024).optional(),
+  idempotency_key: z.string().min(1).max(255).optional(),
+});
+
+export const SendMessageInput = SendFields.extend({ channel: z.enum(CHANNELS) }).superRefine((v, ctx) => {
+  const one = (keys: (keyof typeof v)[], what: string) => {
+    if (keys.filter((k) => v[k] !== undefined).length !== 1)
+      ctx.addIssue({
+        code: 'custom',
+        path: [keys[0] as string],
+        message: `Send exactly one of ${keys.join(', ')} (${what})`,
+      });
+  };
+  one(['contact_id', 'conversation_id', 'to'], 'who receives it');
+  one(['text', 'template', 'media_url'], 'what is sent');
+  if (v.template && v.channel !== 'whatsapp')
+    ctx.addIssue({
+      code: 'custom',
+      path: ['template'],
+      message: 'Templates are a WhatsApp feature; send text or media_url',
+    });
+  if (v.channel === 'instagram' && v.media_type === 'document')
+    ctx.addIssue({
+      code: 'custom',
+      path: ['media_type'],
+      message: 'Instagram carries image, video and audio, not documents',
+    });
+});
+export type SendMessageInput = z.input<typeof SendMessageInput>;
+
+export type MessageRow = Record<string, unknown> & {
+  organization_id: string;
+  id: string;
+  status: 'queued' | 'sent' | 'delivered' | 'read' | 'failed';
+};
+
+/** What a send did: queued now, or found the first message of an earlier call with the same key. */
+export type Queued = { message: MessageRow; replayed: boolean; jobId: string | null };
+
+const PROVIDER_OF: Record<MessagingChannel, string> = {
+  whatsapp: 'whatsapp',
+  messenger: 'facebook',
+  instagram: 'instagram',
+};
+const IDENTITY_OF: Record<MessagingChannel, string> = {
+  whatsapp: 'whatsapp_id',
+  messenger: 'facebook_psid',
+  instagram: 'instagram_id',
+};
+
+/** How long the job waits before it retries a send the request is still making itself. */
+export const FIRST_ATTEMPT_GRACE_SECONDS = 60;
+
+/** The message kind as the window rules and the table name it. */
+function kindOf(v: z.output<typeof SendMessageInput>): { kind: ContentKind; type: string } {
+  if (v.template) return { kind: 'template', type: 'template' };
+  if (v.media_url) return { kind: 'media', type: v.media_type ?? mediaTypeOf(v.media_url) };
+  return { kind: 'text', type: 'text' };
+}
+
+/** A media URL's kind by its extension, the way a person would guess it; documents otherwise. */
+function mediaTypeOf(url: string): (typeof MEDIA_TYPES)[number] {
+  const ext = new URL(url).pathname.split('.').pop()?.toLowerCase() ?? '';
+  if (/^(jpe?g|png|webp|gif)$/.test(ext)) return 'image';
+  if (/^(mp4|3gp|mov)$/.test(ext)) return 'video';
+  if (/^(mp3|ogg|opus|aac|amr|m4a|wav)$/.test(ext)) return 'audio';
+  return 'document';
+}
+
+/**
+ * Checks the send and queues it as the caller: the recipient resolved (a new contact and
+ * conversation for `to`), the messaging window, the plan's monthly ceiling (the insert's trigger)
+ * and the job, all in one transaction. Nothing reaches the provider here.
+ */
+export async function queueMessage(
+  deps: Pick<Deps, 'db'> & { queue: Queue; now: () => Date },
+  principal: Principal,
+  input: SendMessageInput,
+): Promise<Queued> {
+  const v = parseInput(SendMessageInput, input);
+  const { kind, type } = kindOf(v);
+  const earlier = async () => (v.idempotency_key ? findByKey(deps, principal, v.idempotency_key) : null);
+  const first = await earlier();
+  if (first) return { message: first, replayed: true, jobId: null };
+  try {
+    return await deps.db.asPrincipal(principal, async (tx) => {
+      const org = await requireCurrentOrg(tx);
+      const conversation = await recipient(tx, org, v);
+      deliveryFor({
+        channel: v.channel,
+        content: kind,
+        lastInboundAt: conversation.last_inbound_at ? new Date(conversation.last_inbound_at) : null,
+        sender: principal.kind === 'agent' ? 'agent' : 'person',
+        now: deps.now(),
+      });
+      const [row] = await tx.query<{ r: MessageRow }>(
+        'select to_jsonb(m) as r from app.queue_message($1, $2, $3, $4, $5, $6) m',
+        [
+          conversation.id,
+          type,
+          v.text ?? v.caption ?? null,
+          v.media_url ?? null,
+          v.template ? JSON.stringify(v.template) : null,
+          v.idempotency_key ?? null,
+        ],
+      );
+      if (!row) throw notFound('conversation');
+      const message = row.r;
+      const jobId = await deps.queue.enqueue(
+        tx,
+        'send-message',
+        { organization_id: message.organization_id, message_id: message.id },
+        { startAfter: FIRST_ATTEMPT_GRACE_SECONDS },
+      );
+      return { message, replayed: false, jobId };
+    });
+  } catch (err) {
+    // Two calls with one key at once: the loser's insert hits the unique key; answer the winner's.
+    if ((err as { constraint?: string }).constraint === 'messages_idempotency_key') {
+      const winner = await earlier();
+      if (winner) return { message: winner, replayed: true, jobId: null };
+    }
+    throw err;
+  }
+}
+
+async function findByKey(deps: Pick<Deps, 'db'>, principal: Principal, key: string) {
+  const [row] = await deps.db.asPrincipal(
+    principal,
+    async (tx) => {
+      const org = await requireCurrentOrg(tx);
+      return tx.query<{ r: MessageRow }>(
+        `select to_jsonb(m) as r from public.messages m
+          where m.organization_id = $1 and m.idempotency_key = $2 and m.direction = 'out'`,
+        [org, key],
+      );
+    },
+    { readOnly: true },
+  );
+  return row?.r ?? null;
+}
+
+/** The conversation the message goes to: named, or the contact's on the channel's account. */
+async function recipient(
+  tx: Queryable,
+  org: string,
+  v: z.output<typeof SendMessageInput>,
+): Promise<Conversation> {
+  if (v.conversation_id) {
+    const [row] = await tx.query<{ r: Conversation; live: boolean }>(
+      `select to_jsonb(v) as r, a.disconnected_at is null as live
+         from public.conversations v join public.connected_accounts a
+           on a.organization_id = v.organization_id and a.id = v.account_id
+        where v.organization_id = $1 and v.id = $2`,
+      [org, v.conversation_id],
+    );
+    if (!row) throw notFound('conversation');
+    if (row.r.channel !== v.channel)
+      throw invalidField('channel', `This conversation runs over ${row.r.channel}, not ${v.channel}`);
+    if (!row.live) throw notConnected(v.channel, 'The account of this conversation was disconnected');
+    return row.r;
+  }
+  if (v.to) {
+    const account = await sendingAccount(tx, org, v.channel, v.account_id);
+    return (await conversationFor(tx, org, account, { channel: v.channel, id: v.to })).conversation;
+  }
+  const column = IDENTITY_OF[v.channel];
+  const [contact] = await tx.query<{ id: string; identity: string | null }>(
+    `select c.id, c.${column} as identity from public.contacts c where c.organization_id = $1 and c.id = $2`,
+    [org, v.contact_id],
+  );
+  if (!contact) throw notFound('contact');
+  const account = await sendingAccount(tx, org, v.channel, v.account_id);
+  if (!contact.identity) {
+    if (v.channel !== 'whatsapp')
+      throw invalidField(
+        'contact_id',
+        `This contact has no ${column}: they must write to you on ${v.channel} first`,
+      );
+    // WhatsApp reaches a phone number: the contact's own becomes its WhatsApp id (digits, as wa_id).
+    const [set] = await tx.query<{ id: string }>(
+      `update public.contacts c set whatsapp_id = substr(c.phone, 2)
+        where c.organization_id = $1 and c.id = $2 and c.whatsapp_id is null and c.phone is not null
+        returning c.id`,
+      [org, contact.id],
+    );
+    if (!set) throw invalidField('contact_id', 'This contact has no phone number or whatsapp_id');
+  }
+  return openConversation(tx, org, account, contact.id);
+}
+
+/** The connected account that sends on `channel`: the one named, or the only one connected. */
+async function sendingAccount(tx: Queryable, org: string, channel: MessagingChannel, named?: string) {
+  const rows = await tx.query<{ id: string }>(
+    `select a.id from public.connected_accounts a
+      where a.organization_id = $1 and a.provider = $2 and a.status = 'connected'
+        and ($3::uuid is null or a.id = $3::uuid)
+      order by a.created_at, a.id limit 2`,
+    [org, PROVIDER_OF[channel], named ?? null],
+  );
+  if (rows.length === 0)
+    throw named
+      ? notFound('connected account')
+      : notConnected(
+          channel,
+          `No ${PROVIDER_OF[channel]} account is connected: connect one at /functions/v1/connected-accounts`,
+        );
+  if (rows.length > 1)
+    throw invalidField('account_id', `Several ${PROVIDER_OF[channel]} accounts are connected: name one`);
+  return (rows[0] as { id: string }).id;
+}
+
+const notConnected = (channel: MessagingChannel, message: string) =>
+  new AppError(409, 'channel_not_connected', message, { channel, provider: PROVIDER_OF[channel] });
+
+/**
+ * A plan without outbound messages (free) is refused before anything else, naming the cheapest
+ * plan that has them; the insert's trigger still enforces every ceiling, races included.
+ */
+export async function requireMessagingPlan(deps: Pick<Deps, 'plans'>, principal: Principal): Promise<void> {
+  const org = claimedOrganization(principal);
+  const plan = org ? await deps.plans.forOrganization(org) : null;
+  if (!plan || plan.limits.outbound_messages !== 0) return;
+  const upgrade = (await deps.plans.all()).find((p) => p.limits.outbound_messages !== 0) ?? null;
+  throw new AppError(
+    403,
+    'plan_limit_exceeded',
+    `The ${plan.name} plan includes no outbound messages; the ${upgrade?.name ?? 'a higher'} plan allows ${upgrade?.limits.outbound_messages ?? 'more'} a month. A person can upgrade the plan.`,
+    {
+      resource: 'outbound_messages',
+      limit: 0,
+      used: 0,
+      plan: plan.slug,
+      minimum_plan: upgrade?.slug ?? null,
+    },
+  );
+}
+
+export type SendDeps = Pick<Deps, 'db' | 'plans' | 'secrets'> & {
+  queue: Queue;
+  now: () => Date;
+  config: Config;
+  log: Logger;
+};
+
+/** sent: Meta took it. queued: it will be retried. failed: refused for good. */
+export type Sent = { message: MessageRow; state: 'sent' | 'queued' | 'failed'; replayed: boolean };
+
+const stateOf = (m: MessageRow): Sent['state'] =>
+  m.status === 'queued' ? 'queued' : m.status === 'failed' ? 'failed' : 'sent';
+
+/**
+ * Queues the message, then makes the first attempt at once. Success or a permanent refusal
+ * completes the job; a transient failure leaves it to the worker, which retries it after
+ * FIRST_ATTEMPT_GRACE_SECONDS and then with backoff. A replayed idempotency key answers the
+ * first message as it stands.
+ */
+export async function sendMessage(
+  deps: SendDeps,
+  principal: Principal,
+  input: SendMessageInput,
+): Promise<Sent> {
+  await requireMessagingPlan(deps, principal);
+  const queued = await queueMessage(deps, principal, input);
+  if (queued.replayed) return { message: queued.message, state: stateOf(queued.message), replayed: true };
+  const job = { organization_id: queued.message.organization_id, message_id: queued.message.id };
+  let delivery: Delivery;
+  try {
+    delivery = await deliver(deliverDeps(deps), job);
+  } catch (err) {
+    // Committed with its job: the worker sends it. The caller hears it is queued.
+    logFailure(
+      deps.log,
+      err,
+      { message_id: job.message_id },
+      'first send attempt failed; the worker retries',
+    );
+    return { message: queued.message, state: 'queued', replayed: false };
+  }
+  if (delivery.state !== 'retry' && queued.jobId)
+    await deps.queue.complete('send-message', queued.jobId).catch((err) => {
+      // Harmless: the job finds the message settled and does nothing.
+      logFailure(deps.log, err, { message_id: job.message_id }, 'could not complete the send job');
+    });
+  return {
+    message: delivery.message,
+    state: delivery.state === 'retry' ? 'queued' : stateOf(delivery.message),
+    replayed: false,
+  };
+}
+
+/** A failed send as the caller hears it: 502 with Meta's code, the message id to look it up. */
+export function providerError(sent: Sent): AppError {
+  const e = (sent.message.error ?? {}) as Record<string, unknown>;
+  return new AppError(
+    502,
+    'provider_error',
+    `The provider refused the message: ${String(e.message ?? 'no reason given')}`,
+    {
+      message_id: sent.message.id,
+      provider_code: e.code ?? null,
+      provider_subcode: e.subcode ?? null,
+      provider_type: e.type ?? null,
+      fbtrace_id: e.fbtrace_id ?? null,
+    },
+  );
+}

@@ -1,0 +1,190 @@
+import {
+  createGraphClient,
+  type GraphClient,
+  type GraphFailure,
+  type GraphResult,
+} from '../channels/graph-client.ts';
+import type { Config } from '../config.ts';
+import { accountByExternalId } from '../domain/connected-accounts.ts';
+import type { Deps, MessagingChannel } from '../domain/deps.ts';
+import { deliveryFor } from '../domain/messaging-window.ts';
+import type { MessageRow } from '../domain/send-message.ts';
+import type { JobDefinition, JobPolicy } from '../platform/queue/queue.ts';
+import type { JobDeps } from './index.ts';
+
+// Delivering a queued outbound message: the one call to Meta, by the request that queued it
+// (at once) or by the worker (retries). Both go through `deliver`, which acts only on a message
+// still `queued` and records what Meta answered; the job's lease and its delayed first run keep
+// the two from calling at the same time.
+
+export type DeliverDeps = Pick<Deps, 'db' | 'secrets'> & { graph: GraphClient; now: () => Date };
+export type SendJob = { organization_id: string; message_id: string };
+
+/** sent: Meta took it. failed: refused for good (recorded). retry: try again later. settled: not queued any more. */
+export type Delivery =
+  | { state: 'sent' | 'failed' | 'settled'; message: MessageRow }
+  | { state: 'retry'; message: MessageRow; error: GraphFailure['error'] };
+
+type Pending = MessageRow & {
+  channel: MessagingChannel;
+  provider: 'whatsapp' | 'facebook' | 'instagram';
+  external_id: string;
+  recipient: string | null;
+  last_inbound_at: string | null;
+};
+
+const PENDING = `select to_jsonb(m) || jsonb_build_object(
+    'channel', v.channel, 'provider', a.provider, 'external_id', a.external_id,
+    'last_inbound_at', v.last_inbound_at,
+    'recipient', case v.channel when 'whatsapp' then c.whatsapp_id when 'messenger' then c.facebook_psid
+                                else c.instagram_id end) as r
+  from public.messages m
+  join public.conversations v on v.organization_id = m.organization_id and v.id = m.conversation_id
+  join public.contacts c on c.organization_id = v.organization_id and c.id = v.contact_id
+  join app.connected_accounts a on a.organization_id = m.organization_id and a.id = m.account_id
+ where m.organization_id = $1 and m.id = $2 and m.direction = 'out'`;
+
+/** One attempt at a message (service path: the job names the organization). */
+export async function deliver(deps: DeliverDeps, job: SendJob): Promise<Delivery> {
+  const [row] = await deps.db.query<{ r: Pending }>(PENDING, [job.organization_id, job.message_id]);
+  const m = row?.r;
+  if (!m) throw new Error(`message ${job.message_id} is gone`); // purged: the job retries, then gives up
+  if (m.status !== 'queued') return { state: 'settled', message: m };
+  const result = await call(deps, m);
+  if (result.ok)
+    return settle(deps, job, 'sent', 'sent_at = now(), provider_message_id = $3, error = null', [
+      result.providerMessageId,
+    ]);
+  if (result.transient) {
+    const message = await record(deps, job, 'error = $3', [JSON.stringify(providerError(result))]);
+    return { state: 'retry', message: message ?? m, error: result.error };
+  }
+  return fail(deps, job, providerError(result));
+}
+
+/** Gives the message up as failed with `error` (a permanent refusal, or retries exhausted). */
+export async function fail(
+  deps: DeliverDeps,
+  job: SendJob,
+  error: Record<string, unknown>,
+): Promise<Delivery> {
+  return settle(deps, job, 'failed', 'failed_at = now(), error = $3', [JSON.stringify(error)]);
+}
+
+async function settle(
+  deps: DeliverDeps,
+  job: SendJob,
+  status: 'sent' | 'failed',
+  set: string,
+  values: unknown[],
+) {
+  const message = await record(deps, job, `status = '${status}', ${set}`, values);
+  if (message) return { state: status, message } as const;
+  // Someone else settled it meanwhile: answer what it became.
+  const [row] = await deps.db.query<{ r: MessageRow }>(
+    'select to_jsonb(m) as r from public.messages m where m.organization_id = $1 and m.id = $2',
+    [job.organization_id, job.message_id],
+  );
+  return { state: 'settled', message: row?.r as MessageRow } as const;
+}
+
+/** Updates the message while it is still queued; null when it no longer is. */
+async function record(deps: DeliverDeps, job: SendJob, set: string, values: unknown[]) {
+  const [row] = await deps.db.query<{ r: MessageRow }>(
+    `update public.messages m set ${set} where m.organization_id = $1 and m.id = $2 and m.status = 'queued'
+     returning to_jsonb(m) as r`,
+    [job.organization_id, job.message_id, ...values],
+  );
+  return row?.r ?? null;
+}
+
+/** What `error` holds: Meta's code and words, or ours when Meta never answered. */
+const providerError = (f: GraphFailure) => ({ ...f.error, http_status: f.status, transient: f.transient });
+
+const refused = (type: string, message: string): GraphFailure => ({
+  ok: false,
+  transient: false,
+  status: null,
+  error: { code: null, subcode: null, type, message, fbtrace_id: null },
+});
+
+async function call(deps: DeliverDeps, m: Pending): Promise<GraphResult> {
+  const account = await accountByExternalId(deps, m.provider, m.external_id);
+  if (!account || account.id !== m.account_id)
+    return refused('account_disconnected', 'The sending account was disconnected');
+  if (!m.recipient) return refused('no_recipient', `The contact has no ${m.channel} id`);
+  let humanAgent = false;
+  if (m.type !== 'template') {
+    try {
+      const d = deliveryFor({
+        channel: m.channel,
+        content: m.type === 'text' ? 'text' : 'media',
+        lastInboundAt: m.last_inbound_at ? new Date(m.last_inbound_at) : null,
+        sender: m.sent_by_agent_key_id ? 'agent' : 'person',
+        now: deps.now(),
+      });
+      humanAgent = d.messagingType === 'MESSAGE_TAG';
+    } catch (err) {
+      return refused('outside_messaging_window', (err as Error).message);
+    }
+  }
+  const to = { externalId: account.external_id, accessToken: account.access_token };
+  const body = m.body as string | null;
+  const url = m.media_url as string | null;
+  if (m.channel === 'whatsapp') {
+    if (m.type === 'template')
+      return deps.graph.sendWhatsApp(to, m.recipient, { type: 'template', template: m.template as never });
+    if (m.type === 'text')
+      return deps.graph.sendWhatsApp(to, m.recipient, { type: 'text', text: body ?? '' });
+    return deps.graph.sendWhatsApp(to, m.recipient, {
+      type: m.type as 'image',
+      url: url ?? '',
+      ...(body ? { caption: body } : {}),
+    });
+  }
+  const content =
+    m.type === 'text'
+      ? { type: 'text' as const, text: body ?? '' }
+      : { type: m.type as 'image', url: url ?? '' };
+  return m.channel === 'messenger'
+    ? deps.graph.sendMessenger(to, m.recipient, content, { humanAgent })
+    : deps.graph.sendInstagram(to, m.recipient, content, { humanAgent });
+}
+
+/** What delivering needs, from the service's configuration and parts. */
+export const deliverDeps = (d: Pick<JobDeps, 'config' | 'db' | 'secrets' | 'now'>): DeliverDeps => ({
+  db: d.db,
+  secrets: d.secrets,
+  now: d.now,
+  graph: createGraphClient(d.config.graph),
+});
+
+/** Retries with backoff for hours (docs/jobs.md); a run outliving a Graph call's deadline is dead. */
+export const sendPolicy = (config: Config): JobPolicy => ({
+  attempts: config.sendRetry.attempts,
+  backoffSeconds: config.sendRetry.backoffSeconds,
+  maxBackoffSeconds: 1800,
+  maxAgeSeconds: config.sendRetry.maxAgeSeconds,
+  leaseSeconds: Math.ceil(config.graph.timeoutMs / 1000) + 30,
+});
+
+/** The worker's side: retries with backoff (config), then `failed`. */
+export function sendMessageJob(jobDeps: JobDeps): JobDefinition<SendJob> {
+  const deps = deliverDeps(jobDeps);
+  return {
+    name: 'send-message',
+    policy: sendPolicy(jobDeps.config),
+    async run(job) {
+      const d = await deliver(deps, job.data);
+      if (d.state === 'retry') return { status: 'retry', error: d.error };
+      return { status: 'done' }; // sent, failed (recorded) or settled: nothing more to do
+    },
+    async onFailed(job, failure) {
+      const last = failure.error as Record<string, unknown> | undefined;
+      await fail(deps, job.data, {
+        ...(last && typeof last === 'object' ? last : {}),
+        gave_up: failure.reason,
+      });
+    },
+  };
+}

@@ -1,0 +1,257 @@
+// Sending: the three *-send-message functions against the fake Graph API over real HTTP — the
+// request Meta receives, the message row, the windows, the free plan, idempotency keys, provider
+// refusals, and another tenant's ids.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeGraph, startFakeGraph } from '../fakes/graph/index.ts';
+import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
+import { agentToken, setPlan } from '../helpers/mcp.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+
+let graph: FakeGraph;
+let svc: TestService;
+let owner: Session;
+let stranger: Session;
+let seq = 0;
+const PHONE_ID = `1${process.pid}01`;
+const PAGE_ID = `2${process.pid}02`;
+const WA_TOKEN = 'EAAG-wa-token-for-tests';
+const PAGE_TOKEN = 'EAAG-page-token-for-tests';
+
+const phone = () => `+1415${String(5550000 + (++seq % 10000)).padStart(7, '0')}`;
+const send = (
+  fn: string,
+  s: { access_token: string } | string,
+  body: unknown,
+  headers?: Record<string, string>,
+) =>
+  call(svc, 'POST', `/functions/v1/${fn}`, {
+    token: typeof s === 'string' ? s : s.access_token,
+    body,
+    headers,
+  });
+
+/** An inbound message from `contactPhone` `hoursAgo` hours ago, as the webhook receiver will write it. */
+async function inbound(org: string, account: string, waId: string, hoursAgo: number) {
+  const [c] = await svc.services.db.query<{ id: string }>(
+    `insert into contacts (organization_id, whatsapp_id, phone, first_name) values ($1, $2, $3, 'Ana')
+     on conflict (organization_id, whatsapp_id) do update set first_name = 'Ana' returning id`,
+    [org, waId, `+${waId}`],
+  );
+  const [v] = await svc.services.db.query<{ id: string }>(
+    'select id from app.open_conversation($1, $2, $3)',
+    [org, account, c?.id],
+  );
+  await svc.services.db.query(
+    `insert into messages (organization_id, conversation_id, account_id, direction, type, body, status, received_at)
+     values ($1, $2, $3, 'in', 'text', 'hi', 'received', now() - make_interval(hours => $4))`,
+    [org, v?.id, account, hoursAgo],
+  );
+  return { contactId: c?.id as string, conversationId: v?.id as string };
+}
+
+let whatsapp: string;
+beforeAll(async () => {
+  graph = await startFakeGraph({
+    accounts: {
+      [PHONE_ID]: { token: WA_TOKEN, channel: 'whatsapp' },
+      [PAGE_ID]: { token: PAGE_TOKEN, channel: 'messenger' },
+    },
+  });
+  svc = await startTestService({
+    META_GRAPH_URL: graph.url,
+    META_INSTAGRAM_GRAPH_URL: graph.url,
+    META_GRAPH_TIMEOUT_MS: '2000',
+  });
+  owner = await signUp(svc, 'Sender');
+  stranger = await signUp(svc, 'Stranger');
+  await setPlan(svc, owner, 'starter');
+  const r = await call(svc, 'POST', '/functions/v1/connected-accounts', {
+    token: owner.access_token,
+    body: { provider: 'whatsapp', external_id: PHONE_ID, access_token: WA_TOKEN },
+  });
+  expect(r.status).toBe(201);
+  whatsapp = r.json.id;
+});
+afterAll(async () => {
+  await svc?.stop();
+  await graph?.close();
+});
+
+describe('WhatsApp sends', () => {
+  it('sends text inside the 24-hour window: Meta gets the documented body, the message is sent with its wamid', async () => {
+    const to = phone().slice(1);
+    const { contactId, conversationId } = await inbound(orgOf(owner), whatsapp, to, 2);
+    graph.reset();
+    const r = await send('whatsapp-send-message', owner, {
+      contact_id: contactId,
+      text: 'Your order shipped',
+    });
+    expect(r.status).toBe(201);
+    expect(r.json.message).toMatchObject({
+      conversation_id: conversationId,
+      direction: 'out',
+      type: 'text',
+      body: 'Your order shipped',
+      status: 'sent',
+      sent_by_user_id: owner.user.id,
+    });
+    expect(r.json.message.provider_message_id).toMatch(/^wamid\./);
+    const [req] = graph.requests;
+    expect(req?.path).toBe(`/${svc.services.config.graph.version}/${PHONE_ID}/messages`);
+    expect(req?.headers.authorization).toBe(`Bearer ${WA_TOKEN}`);
+    expect(req?.body).toEqual({
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      to,
+      type: 'text',
+      text: { body: 'Your order shipped', preview_url: false },
+    });
+  });
+
+  it('refuses text outside the window before calling Meta, and sends a template instead', async () => {
+    const to = phone().slice(1);
+    const { contactId } = await inbound(orgOf(owner), whatsapp, to, 30);
+    graph.reset();
+    const refused = await send('whatsapp-send-message', owner, {
+      contact_id: contactId,
+      text: 'Hello again',
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.json.error).toBe('outside_messaging_window');
+    expect(refused.json.details.allowed).toEqual(['template']);
+    expect(graph.requests).toHaveLength(0);
+    const [count] = await svc.services.db.query<{ n: number }>(
+      "select count(*)::int as n from messages where organization_id = $1 and body = 'Hello again'",
+      [orgOf(owner)],
+    );
+    expect(count?.n).toBe(0);
+    const template = { name: 'order_update', language: 'en_US' };
+    const ok = await send('whatsapp-send-message', owner, { contact_id: contactId, template });
+    expect(ok.status).toBe(201);
+    expect(graph.requests[0]?.body).toMatchObject({
+      type: 'template',
+      template: { name: 'order_update', language: { code: 'en_US' } },
+    });
+  });
+
+  it('to a new number: creates the contact and conversation, template only', async () => {
+    const to = phone();
+    const r = await send('whatsapp-send-message', owner, {
+      to,
+      template: { name: 'welcome', language: 'en' },
+    });
+    expect(r.status).toBe(201);
+    const [contact] = await svc.services.db.query<{ phone: string; source: string }>(
+      'select c.phone, c.source from contacts c join conversations v on v.contact_id = c.id where v.id = $1',
+      [r.json.message.conversation_id],
+    );
+    expect(contact).toEqual({ phone: to, source: 'whatsapp' });
+  });
+
+  it('an Idempotency-Key answers the first message and sends once', async () => {
+    const to = phone();
+    graph.reset();
+    const body = { to, template: { name: 'receipt', language: 'en' } };
+    const headers = { 'Idempotency-Key': `receipt-${to}` };
+    const [a, b] = [
+      await send('whatsapp-send-message', owner, body, headers),
+      await send('whatsapp-send-message', owner, body, headers),
+    ];
+    expect(a.status).toBe(201);
+    expect(b.status).toBe(201);
+    expect(b.headers.get('idempotent-replayed')).toBe('true');
+    expect(b.json.message.id).toBe(a.json.message.id);
+    expect(graph.requests).toHaveLength(1);
+  });
+
+  it('a permanent refusal fails the message with Meta’s code and answers 502 provider_error', async () => {
+    graph.failNext(1, 'recipient');
+    const r = await send('whatsapp-send-message', owner, {
+      to: phone(),
+      template: { name: 'welcome', language: 'en' },
+    });
+    expect(r.status).toBe(502);
+    expect(r.json.error).toBe('provider_error');
+    expect(typeof r.json.details.provider_code).toBe('number');
+    const [m] = await svc.services.db.query<{ status: string; error: { code: number } }>(
+      'select status, error from messages where id = $1',
+      [r.json.details.message_id],
+    );
+    expect(m?.status).toBe('failed');
+    expect(m?.error.code).toBe(r.json.details.provider_code);
+  });
+
+  it('a transient failure answers 202 with the message queued for the worker', async () => {
+    graph.failNext(1, 'server');
+    const r = await send('whatsapp-send-message', owner, {
+      to: phone(),
+      template: { name: 'welcome', language: 'en' },
+    });
+    expect(r.status).toBe(202);
+    expect(r.json.message.status).toBe('queued');
+  });
+});
+
+describe('who may send', () => {
+  it('a free organization is refused with plan_limit_exceeded naming the plan that allows messaging', async () => {
+    const r = await send('whatsapp-send-message', stranger, { to: phone(), text: 'hi' });
+    expect(r.status).toBe(403);
+    expect(r.json.error).toBe('plan_limit_exceeded');
+    expect(r.json.details).toMatchObject({
+      resource: 'outbound_messages',
+      plan: 'free',
+      minimum_plan: 'starter',
+    });
+  });
+
+  it('a read agent is refused; a write agent sends and is named as the sender', async () => {
+    const reader = await agentToken(svc, owner, ['read']);
+    const writer = await agentToken(svc, owner, ['write']);
+    const body = { to: phone(), template: { name: 'welcome', language: 'en' } };
+    const refused = await send('whatsapp-send-message', reader.token, body);
+    expect(refused.status).toBe(403);
+    const ok = await send('whatsapp-send-message', writer.token, body);
+    expect(ok.status).toBe(201);
+    expect(ok.json.message.sent_by_agent_key_id).toEqual(expect.any(String));
+    expect(ok.json.message.sent_by_user_id).toBeNull();
+  });
+
+  it('another tenant’s contact or conversation looks missing', async () => {
+    const { contactId, conversationId } = await inbound(orgOf(owner), whatsapp, phone().slice(1), 1);
+    await setPlan(svc, stranger, 'starter');
+    for (const target of [{ contact_id: contactId }, { conversation_id: conversationId }]) {
+      const r = await send('whatsapp-send-message', stranger, { ...target, text: 'hi' });
+      expect(r.status).toBe(404);
+    }
+  });
+
+  it('without a connected account of the channel: 409 channel_not_connected', async () => {
+    const r = await send('facebook-send-message', owner, { to: '123456', text: 'hi' });
+    expect(r.status).toBe(409);
+    expect(r.json.error).toBe('channel_not_connected');
+  });
+
+  it('no secret in any answer or log line', async () => {
+    expect(svc.logs()).not.toContain(WA_TOKEN);
+  });
+});
+
+describe('recipients', () => {
+  it('a contact with only a phone number is reached on WhatsApp at that number', async () => {
+    const number = phone();
+    const made = await call(svc, 'POST', '/rest/v1/contacts', {
+      token: owner.access_token,
+      body: { first_name: 'Bea', phone: number },
+      headers: { Prefer: 'return=representation' },
+    });
+    expect(made.status).toBe(201);
+    graph.reset();
+    const r = await send('whatsapp-send-message', owner, {
+      contact_id: made.json[0].id,
+      template: { name: 'welcome', language: 'en' },
+    });
+    expect(r.status).toBe(201);
+    expect(graph.requests[0]?.body).toMatchObject({ to: number.slice(1) });
+  });
+});
