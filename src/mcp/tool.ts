@@ -25,6 +25,8 @@ export type Tool = {
   output: z.ZodObject;
   records?: 'contacts' | 'orders' | 'inventory';
   annotations: Annotations;
+  /** Runs before the scope check: a refusal that explains better (a plan without the feature). */
+  precheck?(ctx: ToolContext): Promise<void>;
   run(ctx: ToolContext, args: unknown): Promise<Record<string, unknown>>;
 };
 
@@ -38,6 +40,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(t: {
   output: O;
   records?: Tool['records'];
   annotations: Annotations;
+  precheck?: Tool['precheck'];
   run: (ctx: ToolContext, args: z.output<I>) => Promise<z.input<O>>;
 }): Tool {
   return t as unknown as Tool;
@@ -149,6 +152,7 @@ function invalidArguments(tool: Tool, issues: z.core.$ZodIssue[]) {
  */
 export async function callTool(tool: Tool, ctx: ToolContext, args: unknown): Promise<CallToolResult> {
   try {
+    await tool.precheck?.(ctx);
     await requireScope(ctx.s, ctx.principal, tool.scope, tool.name);
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) throw invalidArguments(tool, parsed.error.issues);

@@ -60,6 +60,8 @@ describe('the MCP endpoint', () => {
       'svc_update_order_status',
       'svc_list_inventory',
       'svc_check_stock',
+      'svc_list_conversations',
+      'svc_send_message',
       'svc_search',
     ]);
     for (const t of tools) {

@@ -32,12 +32,13 @@ const WRITE_TOOLS = [
   'svc_update_contact',
   'svc_create_order',
   'svc_update_order_status',
+  'svc_send_message',
 ];
 
 describe('tools/list', () => {
   it('fits the token budget: 190 a tool on average, none above 400', async () => {
     const { tools } = await served(starter, ['write']);
-    expect(tools).toHaveLength(11);
+    expect(tools).toHaveLength(13);
     const { total, perTool } = toolListTokens(tools);
     expect(total).toBeLessThanOrEqual(tools.length * BUDGET.perTool);
     for (const t of perTool) expect(t.tokens, t.name).toBeLessThanOrEqual(BUDGET.maxTool);
@@ -84,6 +85,7 @@ describe('tools/list', () => {
       'svc_get_order',
       'svc_list_inventory',
       'svc_check_stock',
+      'svc_list_conversations',
       'svc_search',
     ]);
     for (const t of reader.tools) expect(t.annotations?.readOnlyHint, t.name).toBe(true);

@@ -1,5 +1,6 @@
 import type { Tool } from '../tool.ts';
 import { createContactTool, getContactTool, listContactsTool, updateContactTool } from './contacts.ts';
+import { listConversationsTool, sendMessageTool } from './conversations.ts';
 import { checkStockTool, listInventoryTool } from './inventory.ts';
 import { createOrderTool, getOrderTool, listOrdersTool, updateOrderStatusTool } from './orders.ts';
 import { searchTool } from './search.ts';
@@ -16,5 +17,7 @@ export const TOOLS: Tool[] = [
   updateOrderStatusTool,
   listInventoryTool,
   checkStockTool,
+  listConversationsTool,
+  sendMessageTool,
   searchTool,
 ];
