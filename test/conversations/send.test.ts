@@ -255,3 +255,17 @@ describe('recipients', () => {
     expect(graph.requests[0]?.body).toMatchObject({ to: number.slice(1) });
   });
 });
+
+describe('usage', () => {
+  it('agent-usage counts this month’s outbound messages, failed ones included and inbound ones not', async () => {
+    const [count] = await svc.services.db.query<{ n: number }>(
+      "select count(*)::int as n from messages where organization_id = $1 and direction = 'out'",
+      [orgOf(owner)],
+    );
+    const agent = await agentToken(svc, owner, ['read']);
+    const r = await call(svc, 'GET', '/functions/v1/agent-usage', { token: agent.token });
+    expect(r.status).toBe(200);
+    expect(r.json.usage.outbound_messages).toMatchObject({ used: count?.n, limit: 1000, period: 'month' });
+    expect(count?.n).toBeGreaterThan(5);
+  });
+});
