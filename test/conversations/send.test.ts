@@ -269,3 +269,29 @@ describe('usage', () => {
     expect(count?.n).toBeGreaterThan(5);
   });
 });
+
+describe('the ceiling in SQL', () => {
+  it('refuses an outbound message of a free organization on every path, the service path included; inbound ones pass', async () => {
+    const free = await signUp(svc, 'Free Sender');
+    const org = orgOf(free);
+    const externalId = `9${process.pid}${++seq}`;
+    const r = await call(svc, 'POST', '/functions/v1/connected-accounts', {
+      token: free.access_token,
+      body: { provider: 'whatsapp', external_id: externalId, access_token: 'tok' },
+    });
+    expect(r.status).toBe(201);
+    const { conversationId } = await inbound(org, r.json.id, phone().slice(1), 1);
+    await expect(
+      svc.services.db.query(
+        `insert into messages (organization_id, conversation_id, account_id, direction, type, body, status)
+         values ($1, $2, $3, 'out', 'text', 'hi', 'queued')`,
+        [org, conversationId, r.json.id],
+      ),
+    ).rejects.toMatchObject({ code: 'SV403' });
+    const [n] = await svc.services.db.query<{ n: number }>(
+      'select count(*)::int as n from messages where conversation_id = $1',
+      [conversationId],
+    );
+    expect(n?.n).toBe(1); // the inbound one
+  });
+});

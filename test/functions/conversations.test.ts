@@ -10,6 +10,7 @@ import {
 } from '../../src/domain/conversations.ts';
 import type { Principal } from '../../src/platform/db/database.ts';
 import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
+import { setPlan } from '../helpers/mcp.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { agentPrincipal, humanPrincipal } from '../rls/fixtures.ts';
 
@@ -209,6 +210,8 @@ describe('listing', () => {
     convB = b.conversation.id;
     contactB = b.contact_id;
     const org = orgOf(owner);
+    // An outbound message counts against the plan's monthly messages, which free does not have.
+    await setPlan(svc, owner, 'starter');
     await addMessage(org, convA, whatsapp, {
       direction: 'out',
       type: 'text',
