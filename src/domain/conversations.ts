@@ -17,10 +17,17 @@ export const CHANNELS = ['whatsapp', 'messenger', 'instagram'] as const;
 export const CONVERSATION_STATUSES = ['open', 'pending', 'resolved', 'snoozed'] as const;
 
 /** Which contacts column holds a channel's identity (unique per organization, 0005). */
-const IDENTITY_COLUMN: Record<MessagingChannel, 'whatsapp_id' | 'facebook_psid' | 'instagram_id'> = {
+export const IDENTITY_COLUMN: Record<MessagingChannel, 'whatsapp_id' | 'facebook_psid' | 'instagram_id'> = {
   whatsapp: 'whatsapp_id',
   messenger: 'facebook_psid',
   instagram: 'instagram_id',
+};
+
+/** The provider whose connected account sends on a channel (Messenger through a Facebook Page). */
+export const PROVIDER_OF: Record<MessagingChannel, 'whatsapp' | 'facebook' | 'instagram'> = {
+  whatsapp: 'whatsapp',
+  messenger: 'facebook',
+  instagram: 'instagram',
 };
 
 /** The channel an account's provider talks over (a Facebook Page over Messenger). */

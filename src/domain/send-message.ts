@@ -5,7 +5,14 @@ import { claimedOrganization, type Principal, type Queryable } from '../platform
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
 import { type Logger, logFailure } from '../platform/log.ts';
 import type { Queue } from '../platform/queue/queue.ts';
-import { CHANNELS, type Conversation, conversationFor, openConversation } from './conversations.ts';
+import {
+  CHANNELS,
+  type Conversation,
+  conversationFor,
+  IDENTITY_COLUMN,
+  openConversation,
+  PROVIDER_OF,
+} from './conversations.ts';
 import type { Deps, MessagingChannel } from './deps.ts';
 import { parseInput } from './inputs.ts';
 import { type ContentKind, deliveryFor } from './messaging-window.ts';
@@ -76,17 +83,6 @@ export type MessageRow = Record<string, unknown> & {
 
 /** What a send did: queued now, or found the first message of an earlier call with the same key. */
 export type Queued = { message: MessageRow; replayed: boolean; jobId: string | null };
-
-const PROVIDER_OF: Record<MessagingChannel, string> = {
-  whatsapp: 'whatsapp',
-  messenger: 'facebook',
-  instagram: 'instagram',
-};
-const IDENTITY_OF: Record<MessagingChannel, string> = {
-  whatsapp: 'whatsapp_id',
-  messenger: 'facebook_psid',
-  instagram: 'instagram_id',
-};
 
 /** How long the job waits before it retries a send the request is still making itself. */
 export const FIRST_ATTEMPT_GRACE_SECONDS = 60;
@@ -204,7 +200,7 @@ async function recipient(
     const account = await sendingAccount(tx, org, v.channel, v.account_id);
     return (await conversationFor(tx, org, account, { channel: v.channel, id: v.to })).conversation;
   }
-  const column = IDENTITY_OF[v.channel];
+  const column = IDENTITY_COLUMN[v.channel];
   const [contact] = await tx.query<{ id: string; identity: string | null }>(
     `select c.id, c.${column} as identity from public.contacts c where c.organization_id = $1 and c.id = $2`,
     [org, v.contact_id],
