@@ -23,7 +23,7 @@ let seq = 0;
 const phone = () => `+1332${String(5550000 + (++seq % 10000)).padStart(7, '0')}`;
 const template = { name: 'welcome', language: 'en' };
 const ENV = {
-  META_GRAPH_TIMEOUT_MS: '2000',
+  META_GRAPH_TIMEOUT_MS: '800', // below SEND_FIRST_RETRY_SECONDS, as in production
   SEND_FIRST_RETRY_SECONDS: '1',
   SEND_RETRY_BACKOFF_SECONDS: '1',
   WORKER_POLL_MS: '500',
