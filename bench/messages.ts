@@ -37,6 +37,8 @@ const graph = await startFakeGraph({ accounts: { [PHONE_ID]: { token: TOKEN, cha
 const env = {
   META_GRAPH_URL: graph.url,
   META_INSTAGRAM_GRAPH_URL: graph.url,
+  // Queued sends start after the first-retry delay, which must outlast the Graph deadline.
+  META_GRAPH_TIMEOUT_MS: '900',
   SEND_FIRST_RETRY_SECONDS: '1',
   WORKER_POLL_MS: '500',
   WORKER_CONCURRENCY: String(CONCURRENCY),

@@ -79,11 +79,19 @@ begin
   end case;
 end $$;
 
--- An outbound message, queued in the caller's transaction together with its job. Callers have no
--- insert on messages: this checks what a tenant_insert policy would (own organization, write
--- access), takes the account from the conversation, and names the sender from the claims. The
--- ceiling trigger above runs on the insert; its SV403 fails the whole send.
-create or replace function app.queue_message(conversation uuid, message_type text, message_body text,
+-- Whoever calls Meta for a queued message first claims it until this time (the request's own
+-- attempt or the worker's), so the two never call at once; settling the message clears it.
+alter table public.messages add column sending_until timestamptz;
+-- Messages of one transaction (a webhook delivery carrying several) keep the order they were
+-- written in: clock time, not the transaction's start.
+alter table public.messages alter column created_at set default clock_timestamp();
+
+-- An outbound message in `org`, queued in the caller's transaction together with its job. Callers
+-- have no insert on messages: this checks what a tenant_insert policy would (own organization,
+-- write access), takes the account from the conversation (which must still be connected), and
+-- names the sender from the claims. The ceiling trigger above runs on the insert; its SV403 fails
+-- the whole send.
+create or replace function app.queue_message(org uuid, conversation uuid, message_type text, message_body text,
                                              message_media_url text, message_template jsonb, key text)
 returns setof public.messages
 language plpgsql volatile security definer set search_path = ''
@@ -93,13 +101,14 @@ declare
   conv public.conversations;
   sender uuid := nullif(auth.jwt() ->> 'sub', '')::uuid;
 begin
-  if acting_as_caller and not app.can_write() then
+  if acting_as_caller and (org is distinct from app.current_org_id() or not app.can_write()) then
     raise exception 'You are not allowed to send messages' using errcode = '42501';
   end if;
   select v.* into conv from public.conversations v
-   where v.id = conversation and (not acting_as_caller or v.organization_id = app.current_org_id());
+    join app.connected_accounts a on a.organization_id = v.organization_id and a.id = v.account_id
+   where v.organization_id = org and v.id = conversation and a.disconnected_at is null;
   if conv.id is null then
-    raise exception 'No such conversation' using errcode = 'SV404', hint = 'not_found';
+    raise exception 'No such conversation on a connected account' using errcode = 'SV404', hint = 'not_found';
   end if;
   return query
   insert into public.messages (organization_id, conversation_id, account_id, direction, type, body, media_url,
@@ -110,5 +119,5 @@ begin
           case when acting_as_caller and app.is_agent() then sender end)
   returning *;
 end $$;
-revoke all on function app.queue_message(uuid, text, text, text, jsonb, text) from public;
-grant execute on function app.queue_message(uuid, text, text, text, jsonb, text) to authenticated, service_role;
+revoke all on function app.queue_message(uuid, uuid, text, text, text, jsonb, text) from public;
+grant execute on function app.queue_message(uuid, uuid, text, text, text, jsonb, text) to authenticated, service_role;

@@ -206,6 +206,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(
       `invalid configuration:\n  URI_ALLOW_LIST: "${badStar}": a * may only end a path, right after a /`,
     );
+  // The worker's first retry must come after the request's own attempt has had its deadline.
+  if (e.SEND_FIRST_RETRY_SECONDS * 1000 <= e.META_GRAPH_TIMEOUT_MS)
+    throw new ConfigError(
+      `invalid configuration:\n  SEND_FIRST_RETRY_SECONDS (${e.SEND_FIRST_RETRY_SECONDS}) must be longer than META_GRAPH_TIMEOUT_MS (${e.META_GRAPH_TIMEOUT_MS} ms)`,
+    );
   return {
     port: e.PORT,
     host: e.HOST,

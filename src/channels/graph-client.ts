@@ -139,8 +139,22 @@ async function postMessage(
       return unansweredFailure('timeout', `no answer from the Graph API within ${config.timeoutMs} ms`);
     }
     // undici says "fetch failed" and puts the reason (ECONNREFUSED, ENOTFOUND, …) in `cause`.
-    const reason = e.cause?.code ?? e.message;
-    return scrub(unansweredFailure('network_error', `could not reach the Graph API: ${reason}`), token);
+    if (e.cause?.code)
+      return unansweredFailure('network_error', `could not reach the Graph API: ${e.cause.code}`);
+    // Anything else failed before a byte left (a header that cannot carry the token): its message
+    // may quote the token, and no retry will build the request either.
+    return {
+      ok: false,
+      transient: false,
+      status: null,
+      error: {
+        code: null,
+        subcode: null,
+        type: 'invalid_request',
+        message: 'the request could not be built (is the access token well-formed?)',
+        fbtrace_id: null,
+      },
+    };
   }
   let parsed: unknown = null;
   try {

@@ -14,13 +14,19 @@ import { requireCurrentOrg, requireOrgAdmin } from './organizations.ts';
 export const PROVIDERS = ['whatsapp', 'facebook', 'instagram', 'shopify'] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
+const PRINTABLE = /^[\x21-\x7E]+$/;
+const PRINTABLE_MESSAGE =
+  'must be printable ASCII without spaces or line breaks (copy it again from Meta or Shopify)';
+
 export const NewConnectedAccount = z
   .object({
     provider: z.enum(PROVIDERS),
     external_id: z.string().trim().min(1).max(255),
     name: z.string().trim().min(1).max(200).optional(),
-    access_token: z.string().min(1).max(4096),
-    webhook_secret: z.string().min(1).max(1024).optional(),
+    // Tokens and secrets travel in HTTP headers and HMAC keys: printable ASCII, no spaces. A pasted
+    // token that wrapped or kept its newline is refused here, not at every send.
+    access_token: z.string().trim().min(1).max(4096).regex(PRINTABLE, PRINTABLE_MESSAGE),
+    webhook_secret: z.string().trim().min(1).max(1024).regex(PRINTABLE, PRINTABLE_MESSAGE).optional(),
   })
   .superRefine((v, ctx) => {
     // Shopify signs every webhook with the app's secret: without it nothing inbound can be trusted.

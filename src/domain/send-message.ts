@@ -66,6 +66,24 @@ export const SendMessageInput = SendFields.extend({ channel: z.enum(CHANNELS) })
       path: ['template'],
       message: 'Templates are a WhatsApp feature; send text or media_url',
     });
+  // What each platform carries (the fake Graph API checks the same): a caption only on WhatsApp
+  // images, videos and documents; text up to 4,096 characters on WhatsApp, 2,000 on Messenger and
+  // 1,000 bytes on Instagram.
+  if (v.caption !== undefined && (v.channel !== 'whatsapp' || !v.media_url || v.media_type === 'audio'))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['caption'],
+      message: 'A caption goes only with a WhatsApp image, video or document (media_url)',
+    });
+  const tooLong =
+    v.text === undefined
+      ? null
+      : v.channel === 'messenger' && v.text.length > 2000
+        ? '2,000 characters on Messenger'
+        : v.channel === 'instagram' && Buffer.byteLength(v.text) > 1000
+          ? '1,000 bytes on Instagram'
+          : null;
+  if (tooLong) ctx.addIssue({ code: 'custom', path: ['text'], message: `Text is limited to ${tooLong}` });
   if (v.channel === 'instagram' && v.media_type === 'document')
     ctx.addIssue({
       code: 'custom',
@@ -127,8 +145,9 @@ export async function queueMessage(
         now: deps.now(),
       });
       const [row] = await tx.query<{ r: MessageRow }>(
-        'select to_jsonb(m) as r from app.queue_message($1, $2, $3, $4, $5, $6) m',
+        'select to_jsonb(m) as r from app.queue_message($1, $2, $3, $4, $5, $6, $7) m',
         [
+          org,
           conversation.id,
           type,
           v.text ?? v.caption ?? null,
@@ -210,14 +229,21 @@ async function recipient(
         'contact_id',
         `This contact has no ${column}: they must write to you on ${v.channel} first`,
       );
-    // WhatsApp reaches a phone number: the contact's own becomes its WhatsApp id (digits, as wa_id).
-    const [set] = await tx.query<{ id: string }>(
-      `update public.contacts c set whatsapp_id = substr(c.phone, 2)
-        where c.organization_id = $1 and c.id = $2 and c.whatsapp_id is null and c.phone is not null
-        returning c.id`,
+    // WhatsApp reaches a phone number. The contact that already has it as its WhatsApp id (one who
+    // wrote in) is who that number reaches; otherwise the number becomes this contact's (digits, as wa_id).
+    const [found] = await tx.query<{ holder: string | null; phone: string | null }>(
+      `select c.phone, (select h.id from public.contacts h
+                         where h.organization_id = c.organization_id and h.whatsapp_id = substr(c.phone, 2)) as holder
+         from public.contacts c where c.organization_id = $1 and c.id = $2`,
       [org, contact.id],
     );
-    if (!set) throw invalidField('contact_id', 'This contact has no phone number or whatsapp_id');
+    if (!found?.phone) throw invalidField('contact_id', 'This contact has no phone number or whatsapp_id');
+    if (found.holder) return openConversation(tx, org, account, found.holder);
+    await tx.query(
+      `update public.contacts c set whatsapp_id = substr(c.phone, 2)
+        where c.organization_id = $1 and c.id = $2 and c.whatsapp_id is null`,
+      [org, contact.id],
+    );
   }
   return openConversation(tx, org, account, contact.id);
 }

@@ -10,14 +10,20 @@ import type { Deps, MessagingChannel } from '../domain/deps.ts';
 import { deliveryFor } from '../domain/messaging-window.ts';
 import type { MessageRow } from '../domain/send-message.ts';
 import type { JobDefinition, JobPolicy } from '../platform/queue/queue.ts';
+import { SecretError } from '../platform/secrets.ts';
 import type { JobDeps } from './index.ts';
 
 // Delivering a queued outbound message: the one call to Meta, by the request that queued it
-// (at once) or by the worker (retries). Both go through `deliver`, which acts only on a message
-// still `queued` and records what Meta answered; the job's lease and its delayed first run keep
-// the two from calling at the same time.
+// (at once) or by the worker (retries). Both go through `deliver`, which first claims the message
+// (`sending_until`, one caller at a time, however slow the other is), calls Meta only for a
+// message still `queued`, and records what Meta answered.
 
-export type DeliverDeps = Pick<Deps, 'db' | 'secrets'> & { graph: GraphClient; now: () => Date };
+export type DeliverDeps = Pick<Deps, 'db' | 'secrets'> & {
+  graph: GraphClient;
+  now: () => Date;
+  /** How long a claim holds: past the Graph deadline, so only a dead caller's claim runs out. */
+  claimSeconds: number;
+};
 export type SendJob = { organization_id: string; message_id: string };
 
 /** sent: Meta took it. failed: refused for good (recorded). retry: try again later. settled: not queued any more. */
@@ -33,24 +39,48 @@ type Pending = MessageRow & {
   last_inbound_at: string | null;
 };
 
-const PENDING = `select to_jsonb(m) || jsonb_build_object(
+// Claims the message while it is queued and unclaimed (or its claim ran out), with what the call needs.
+const CLAIM = `with claimed as (
+  update public.messages m set sending_until = now() + make_interval(secs => $3)
+   where m.organization_id = $1 and m.id = $2 and m.direction = 'out' and m.status = 'queued'
+     and (m.sending_until is null or m.sending_until < now())
+  returning m.*)
+select to_jsonb(m) || jsonb_build_object(
     'channel', v.channel, 'provider', a.provider, 'external_id', a.external_id,
     'last_inbound_at', v.last_inbound_at,
     'recipient', case v.channel when 'whatsapp' then c.whatsapp_id when 'messenger' then c.facebook_psid
                                 else c.instagram_id end) as r
-  from public.messages m
+  from claimed m
   join public.conversations v on v.organization_id = m.organization_id and v.id = m.conversation_id
   join public.contacts c on c.organization_id = v.organization_id and c.id = v.contact_id
-  join app.connected_accounts a on a.organization_id = m.organization_id and a.id = m.account_id
- where m.organization_id = $1 and m.id = $2 and m.direction = 'out'`;
+  join app.connected_accounts a on a.organization_id = m.organization_id and a.id = m.account_id`;
 
 /** One attempt at a message (service path: the job names the organization). */
 export async function deliver(deps: DeliverDeps, job: SendJob): Promise<Delivery> {
-  const [row] = await deps.db.query<{ r: Pending }>(PENDING, [job.organization_id, job.message_id]);
+  const [row] = await deps.db.query<{ r: Pending }>(CLAIM, [
+    job.organization_id,
+    job.message_id,
+    deps.claimSeconds,
+  ]);
   const m = row?.r;
-  if (!m) throw new Error(`message ${job.message_id} is gone`); // purged: the job retries, then gives up
-  if (m.status !== 'queued') return { state: 'settled', message: m };
-  const result = await call(deps, m);
+  if (!m) {
+    const now = await current(deps, job);
+    if (!now) throw new Error(`message ${job.message_id} is gone`); // purged: the job retries, then gives up
+    if (now.status !== 'queued') return { state: 'settled', message: now };
+    // Another caller holds the claim: its outcome will be recorded; look again later.
+    return { state: 'retry', message: now, error: { ...IN_PROGRESS } };
+  }
+  let result: GraphResult;
+  try {
+    result = await call(deps, m);
+  } catch (err) {
+    // Released, so the next attempt need not wait for the claim to run out.
+    await deps.db.query(
+      'update public.messages m set sending_until = null where m.organization_id = $1 and m.id = $2',
+      [job.organization_id, job.message_id],
+    );
+    throw err;
+  }
   if (result.ok)
     return settle(deps, job, 'sent', 'sent_at = now(), provider_message_id = $3, error = null', [
       result.providerMessageId,
@@ -61,6 +91,22 @@ export async function deliver(deps: DeliverDeps, job: SendJob): Promise<Delivery
   }
   return fail(deps, job, providerError(result));
 }
+
+const IN_PROGRESS = {
+  code: null,
+  subcode: null,
+  type: 'in_progress',
+  message: 'another attempt at this message is under way',
+  fbtrace_id: null,
+};
+
+const current = async (deps: DeliverDeps, job: SendJob) =>
+  (
+    await deps.db.query<{ r: MessageRow }>(
+      'select to_jsonb(m) as r from public.messages m where m.organization_id = $1 and m.id = $2',
+      [job.organization_id, job.message_id],
+    )
+  )[0]?.r ?? null;
 
 /** Gives the message up as failed with `error` (a permanent refusal, or retries exhausted). */
 export async function fail(
@@ -91,7 +137,8 @@ async function settle(
 /** Updates the message while it is still queued; null when it no longer is. */
 async function record(deps: DeliverDeps, job: SendJob, set: string, values: unknown[]) {
   const [row] = await deps.db.query<{ r: MessageRow }>(
-    `update public.messages m set ${set} where m.organization_id = $1 and m.id = $2 and m.status = 'queued'
+    `update public.messages m set ${set}, sending_until = null
+      where m.organization_id = $1 and m.id = $2 and m.status = 'queued'
      returning to_jsonb(m) as r`,
     [job.organization_id, job.message_id, ...values],
   );
@@ -109,7 +156,14 @@ const refused = (type: string, message: string): GraphFailure => ({
 });
 
 async function call(deps: DeliverDeps, m: Pending): Promise<GraphResult> {
-  const account = await accountByExternalId(deps, m.provider, m.external_id);
+  let account: Awaited<ReturnType<typeof accountByExternalId>>;
+  try {
+    account = await accountByExternalId(deps, m.provider, m.external_id);
+  } catch (err) {
+    // Sealed under another key (a worker without the shared SECRETS_KEY): no retry will open it.
+    if (err instanceof SecretError) return refused('secrets_key_mismatch', err.message);
+    throw err;
+  }
   if (!account || account.id !== m.account_id)
     return refused('account_disconnected', 'The sending account was disconnected');
   if (!m.recipient) return refused('no_recipient', `The contact has no ${m.channel} id`);
@@ -157,7 +211,11 @@ export const deliverDeps = (d: Pick<JobDeps, 'config' | 'db' | 'secrets' | 'now'
   secrets: d.secrets,
   now: d.now,
   graph: createGraphClient(d.config.graph),
+  claimSeconds: claimSeconds(d.config),
 });
+
+/** A claim, and a job's lease: the Graph deadline and a margin for recording the answer. */
+const claimSeconds = (config: Config) => Math.ceil(config.graph.timeoutMs / 1000) + 30;
 
 /** Retries with backoff for hours (docs/jobs.md); a run outliving a Graph call's deadline is dead. */
 export const sendPolicy = (config: Config): JobPolicy => ({
@@ -165,7 +223,7 @@ export const sendPolicy = (config: Config): JobPolicy => ({
   backoffSeconds: config.sendRetry.backoffSeconds,
   maxBackoffSeconds: 1800,
   maxAgeSeconds: config.sendRetry.maxAgeSeconds,
-  leaseSeconds: Math.ceil(config.graph.timeoutMs / 1000) + 30,
+  leaseSeconds: claimSeconds(config),
 });
 
 /** The worker's side: retries with backoff (config), then `failed`. */
@@ -180,11 +238,14 @@ export function sendMessageJob(jobDeps: JobDeps): JobDefinition<SendJob> {
       return { status: 'done' }; // sent, failed (recorded) or settled: nothing more to do
     },
     async onFailed(job, failure) {
-      const last = failure.error as Record<string, unknown> | undefined;
-      await fail(deps, job.data, {
-        ...(last && typeof last === 'object' ? last : {}),
-        gave_up: failure.reason,
-      });
+      const last = failure.error;
+      const error =
+        last instanceof Error
+          ? { type: last.name, message: last.message }
+          : last && typeof last === 'object'
+            ? (last as Record<string, unknown>)
+            : {};
+      await fail(deps, job.data, { ...error, gave_up: failure.reason });
     },
   };
 }

@@ -34,4 +34,11 @@ describe('Graph API configuration', () => {
     expect(() => loadConfig({ META_GRAPH_URL: 'graph.facebook.com' })).toThrow(/META_GRAPH_URL/);
     expect(() => loadConfig({ META_GRAPH_TIMEOUT_MS: '0' })).toThrow(/META_GRAPH_TIMEOUT_MS/);
   });
+
+  it('refuses a first send retry that could start while the request’s own call is still waiting', () => {
+    expect(() => loadConfig({ META_GRAPH_TIMEOUT_MS: '60000', SEND_FIRST_RETRY_SECONDS: '60' })).toThrow(
+      /SEND_FIRST_RETRY_SECONDS \(60\) must be longer than META_GRAPH_TIMEOUT_MS/,
+    );
+    expect(loadConfig({ META_GRAPH_TIMEOUT_MS: '59000' }).sendRetry.firstRetrySeconds).toBe(60);
+  });
 });

@@ -23,8 +23,9 @@ let seq = 0;
 const phone = () => `+1332${String(5550000 + (++seq % 10000)).padStart(7, '0')}`;
 const template = { name: 'welcome', language: 'en' };
 const ENV = {
-  META_GRAPH_TIMEOUT_MS: '800', // below SEND_FIRST_RETRY_SECONDS, as in production
-  SEND_FIRST_RETRY_SECONDS: '1',
+  // Generous: a first attempt that times out under load would answer 202 instead of 201.
+  META_GRAPH_TIMEOUT_MS: '5000',
+  SEND_FIRST_RETRY_SECONDS: '6',
   SEND_RETRY_BACKOFF_SECONDS: '1',
   WORKER_POLL_MS: '500',
   WORKER_SUPERVISE_SECONDS: '1',

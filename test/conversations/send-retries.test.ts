@@ -22,12 +22,16 @@ let seq = 0;
 const phone = () => `+1628${String(5550000 + (++seq % 10000)).padStart(7, '0')}`;
 const template = { name: 'welcome', language: 'en' };
 
-/** Short retries: first retry after 1 s, then 1 s doubling, 3 runs, a 300 ms Graph deadline. */
+/**
+ * Short retries: first retry after 3 s, then 1 s doubling, 3 runs, a 2 s Graph deadline (ample for
+ * the fake, so only the hanging fake times out; a call that timed out while Meta took it is the one
+ * double send no one can prevent, and would make "exactly two requests" flaky).
+ */
 const env = (graph: FakeGraph): Record<string, string> => ({
   META_GRAPH_URL: graph.url,
   META_INSTAGRAM_GRAPH_URL: graph.url,
-  META_GRAPH_TIMEOUT_MS: '300',
-  SEND_FIRST_RETRY_SECONDS: '1',
+  META_GRAPH_TIMEOUT_MS: '2000',
+  SEND_FIRST_RETRY_SECONDS: '3',
   SEND_RETRY_BACKOFF_SECONDS: '1',
   SEND_RETRY_ATTEMPTS: '3',
   SEND_RETRY_MAX_AGE_SECONDS: '120',
@@ -130,7 +134,7 @@ describe('the worker retries (WORKER=inline)', () => {
       return m?.status === 'failed' ? m : null;
     }, 120_000);
     expect(failed.error).toMatchObject({ type: 'timeout', gave_up: 'attempts' });
-    expect(String(failed.error?.message)).toMatch(/no answer from the Graph API within 300 ms/);
+    expect(String(failed.error?.message)).toMatch(/no answer from the Graph API within 2000 ms/);
     expect(failed.provider_message_id).toBeNull();
     // The request's own attempt and the worker's three runs, none answered.
     const mine = graph.requests.filter((q) => (q.body as { to?: string }).to === to.slice(1));

@@ -3,10 +3,15 @@
 // refusals, and another tenant's ids.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queueMessage } from '../../src/domain/send-message.ts';
+import { deliver, deliverDeps } from '../../src/jobs/send-message.ts';
 import { type FakeGraph, startFakeGraph } from '../fakes/graph/index.ts';
 import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
 import { agentToken, setPlan } from '../helpers/mcp.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { humanPrincipal } from '../rls/fixtures.ts';
+
+const principalOf = (s: Session) => humanPrincipal(s.user.id, orgOf(s), 'owner');
 
 let graph: FakeGraph;
 let svc: TestService;
@@ -293,5 +298,73 @@ describe('the ceiling in SQL', () => {
       [conversationId],
     );
     expect(n?.n).toBe(1); // the inbound one
+  });
+});
+
+describe('what the review found', () => {
+  it('a message another attempt has claimed is not sent again until that claim ends', async () => {
+    const deps = deliverDeps({ ...svc.services, now: () => new Date() });
+    const { message, jobId } = await queueMessage(svc.services, principalOf(owner), {
+      channel: 'whatsapp',
+      to: phone(),
+      template: { name: 'welcome', language: 'en' },
+    });
+    expect(jobId).toEqual(expect.any(String));
+    const job = { organization_id: message.organization_id, message_id: message.id };
+    await svc.services.db.query(
+      "update messages set sending_until = now() + interval '1 hour' where id = $1",
+      [message.id],
+    );
+    graph.reset();
+    expect((await deliver(deps, job)).state).toBe('retry');
+    expect(graph.requests).toHaveLength(0);
+    await svc.services.db.query(
+      "update messages set sending_until = now() - interval '1 second' where id = $1",
+      [message.id],
+    );
+    const sent = await deliver(deps, job);
+    expect(sent.state).toBe('sent');
+    expect(sent.message.sending_until).toBeNull();
+    expect((await deliver(deps, job)).state).toBe('settled');
+    expect(graph.requests).toHaveLength(1);
+  });
+
+  it('refuses a pasted token with a line break or spaces when connecting, and never echoes it', async () => {
+    const token = 'EAAGsecretPART1\nPART2secret';
+    const r = await call(svc, 'POST', '/functions/v1/connected-accounts', {
+      token: owner.access_token,
+      body: { provider: 'whatsapp', external_id: `8${process.pid}${++seq}`, access_token: `${token}\n` },
+    });
+    expect(r.status).toBe(400);
+    expect(r.json.details.issues[0].path).toBe('access_token');
+    expect(JSON.stringify(r.json)).not.toContain('PART2secret');
+  });
+
+  it('refuses captions and text the channel would not carry, before anything is queued', async () => {
+    const cases = [
+      ['facebook-send-message', { to: '123', media_url: 'https://x.test/a.jpg', caption: 'look' }, 'caption'],
+      ['whatsapp-send-message', { to: phone(), text: 'hi', caption: 'x' }, 'caption'],
+      ['facebook-send-message', { to: '123', text: 'x'.repeat(2001) }, 'text'],
+      ['instagram-send-message', { to: '123', text: 'é'.repeat(501) }, 'text'],
+    ] as const;
+    for (const [fn, body, path] of cases) {
+      const r = await send(fn, owner, body);
+      expect(r.status, `${fn} ${path}`).toBe(400);
+      expect(r.json.details.issues.map((i: { path: string }) => i.path)).toContain(path);
+    }
+  });
+
+  it('a contact whose phone is another contact’s WhatsApp id reaches that number’s conversation', async () => {
+    const waId = phone().slice(1);
+    const { contactId: holder, conversationId } = await inbound(orgOf(owner), whatsapp, waId, 1);
+    const made = await call(svc, 'POST', '/rest/v1/contacts', {
+      token: owner.access_token,
+      body: { first_name: 'Same Number', phone: `+${waId}` },
+      headers: { Prefer: 'return=representation' },
+    });
+    expect(made.json[0].id).not.toBe(holder);
+    const r = await send('whatsapp-send-message', owner, { contact_id: made.json[0].id, text: 'hello' });
+    expect(r.status).toBe(201);
+    expect(r.json.message.conversation_id).toBe(conversationId);
   });
 });

@@ -212,11 +212,15 @@ describe('listing', () => {
     const org = orgOf(owner);
     // An outbound message counts against the plan's monthly messages, which free does not have.
     await setPlan(svc, owner, 'starter');
+    // A second apart: PGlite's clock can give two quick inserts the same millisecond.
+    const base = Date.now();
+    const at = (k: number) => new Date(base + k * 1000).toISOString();
     await addMessage(org, convA, whatsapp, {
       direction: 'out',
       type: 'text',
       body: 'Hello Bruno',
       status: 'sent',
+      created_at: at(1),
     });
     for (let i = 1; i <= 3; i++) {
       await addMessage(org, convB, page, {
@@ -224,6 +228,7 @@ describe('listing', () => {
         type: 'text',
         body: `Question ${i}`,
         status: 'received',
+        created_at: at(1 + i),
       });
     }
     await addMessage(org, convB, page, {
@@ -231,6 +236,7 @@ describe('listing', () => {
       type: 'image',
       media_url: 'https://x.test/i.jpg',
       status: 'received',
+      created_at: at(5),
     });
   });
 

@@ -24,8 +24,18 @@ export const listConversationsTool = defineTool({
   run: ({ s, principal }, args) => listConversations(s, principal, args),
 });
 
-const { contact_id, conversation_id, to, text, template, media_url, media_type, caption, idempotency_key } =
-  SendFields.shape;
+const {
+  contact_id,
+  conversation_id,
+  to,
+  account_id,
+  text,
+  template,
+  media_url,
+  media_type,
+  caption,
+  idempotency_key,
+} = SendFields.shape;
 
 export const sendMessageTool = defineTool({
   name: 'svc_send_message',
@@ -38,6 +48,7 @@ export const sendMessageTool = defineTool({
     contact_id,
     conversation_id,
     to: to.describe('phone number (WhatsApp) or platform user id'),
+    account_id: account_id.describe('when several accounts of the channel are connected'),
     text,
     template,
     media_url,
