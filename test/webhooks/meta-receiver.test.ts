@@ -112,6 +112,18 @@ describe('signatures', () => {
   });
 });
 
+describe('body size', () => {
+  it('refuses a delivery over BODY_LIMIT_BYTES with 413 before reading it, and stores nothing', async () => {
+    const limit = svc.services.config.bodyLimitBytes;
+    const big = `{"object":"page","entry":[],"pad":"${'x'.repeat(limit)}"}`;
+    const before = await countOf(svc, 'app.webhook_deliveries');
+    const r = await deliver(svc, big);
+    expect(r.status).toBe(413);
+    expect(r.json.error).toBe('payload_too_large');
+    expect(await countOf(svc, 'app.webhook_deliveries')).toBe(before);
+  });
+});
+
 describe('deliveries', () => {
   it('a duplicate delivery stores one event and one message', async () => {
     const body = fixture('wa-text', { PHONE_NUMBER_ID: PHONE_A, WA_ID: '14155550102', TEXT_ID: 'dup1' });
