@@ -91,6 +91,11 @@ export async function applyInbound(
   return applied;
 }
 
+// PostgreSQL's text and jsonb cannot hold U+0000, which JSON may escape (\u0000): dropped, so one
+// such character never keeps a customer's message out.
+const noNul = (v: string) => v.replaceAll('\u0000', '');
+const jsonText = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'string' ? noNul(x) : x));
+
 async function insertInbound(
   tx: Queryable,
   org: string,
@@ -100,7 +105,7 @@ async function insertInbound(
   const { conversation } = await conversationFor(tx, org, accountId, {
     channel: e.channel,
     id: e.from.id,
-    name: e.from.name,
+    name: e.from.name === undefined ? undefined : noNul(e.from.name),
   });
   const rows = await tx.query(
     `insert into public.messages (organization_id, conversation_id, account_id, direction, type, body, content,
@@ -112,8 +117,8 @@ async function insertInbound(
       conversation.id,
       accountId,
       e.type,
-      e.body?.slice(0, 10_000) ?? null,
-      e.content ? JSON.stringify(e.content) : null,
+      e.body === null ? null : noNul(e.body).slice(0, 10_000),
+      e.content ? jsonText(e.content) : null,
       e.providerMessageId.slice(0, 255),
       e.receivedAt?.toISOString() ?? null,
     ],

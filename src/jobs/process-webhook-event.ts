@@ -7,7 +7,7 @@ import {
   PROCESS_WEBHOOK_EVENT,
   type ProcessWebhookJob,
 } from '../domain/webhook-events.ts';
-import type { PgError } from '../platform/errors.ts';
+import { AppError, type PgError } from '../platform/errors.ts';
 import type { JobDefinition, JobOutcome, JobPolicy } from '../platform/queue/queue.ts';
 import type { JobDeps } from './index.ts';
 
@@ -17,6 +17,7 @@ import type { JobDeps } from './index.ts';
 // - pending + retry: a status names a message whose send has not recorded Meta's id yet (its
 //   answer may still be on the way), or anything transient; after the policy's last attempt the
 //   event is `failed` with its last error;
+// - failed at once: a domain rule refuses it (an invalid identity, a disconnected account);
 // - rejected, not retried: the organization is at a plan ceiling (SV403 from a trigger). The
 //   event waits, whole, for `svc webhooks replay` after an upgrade.
 
@@ -61,6 +62,12 @@ export async function processWebhookEvent(
   } catch (err) {
     if (isCeiling(err)) {
       await markEvent(deps.db, job, 'rejected', messageOf(err));
+      return { status: 'done' };
+    }
+    // Refused by a domain rule (an identity that is no phone number, a disconnected account):
+    // retrying cannot help; the event is failed at once and can be replayed once that changes.
+    if (err instanceof AppError && err.status < 500) {
+      await markEvent(deps.db, job, 'failed', messageOf(err));
       return { status: 'done' };
     }
     await markEvent(deps.db, job, 'pending', messageOf(err));

@@ -153,6 +153,28 @@ describe('inbound WhatsApp messages', () => {
   });
 });
 
+describe('odd inputs', () => {
+  it('a text with an escaped NUL is stored without it', async () => {
+    const body = wa('wa-text', { TEXT_ID: 'NUL' }).replace('another color?', 'another\\u0000 color?');
+    expect(body).toContain('another\\u0000 color?');
+    await deliver(svc, body);
+    await processPending(svc);
+    expect((await message('wamid.NUL'))?.body).toBe('Does it come in another color?');
+  });
+
+  it('a sender that is no phone number fails the event at once, with the reason, without retries', async () => {
+    const body = fixture('wa-text', { PHONE_NUMBER_ID: PHONE_ID, WA_ID: 'not-a-number', TEXT_ID: 'BADFROM' });
+    await deliver(svc, body);
+    expect(await processPending(svc)).toEqual([{ status: 'done' }]);
+    const [e] = await svc.services.db.query<Record<string, unknown>>(
+      'select status, attempts, last_error from app.webhook_events order by received_at desc limit 1',
+    );
+    expect(e).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(e?.last_error).toBeTruthy();
+    expect(await message('wamid.BADFROM')).toBeUndefined();
+  });
+});
+
 describe('statuses', () => {
   const status = (wamid: string, s: string) => wa('wa-status', { WAMID: wamid, STATUS: s });
 
@@ -168,7 +190,7 @@ describe('statuses', () => {
     expect(m?.status).toBe('read');
     expect(m?.read_at).toBeInstanceOf(Date);
     expect(m?.delivered_at).toBeInstanceOf(Date);
-    expect(await countOf(svc, "app.webhook_events where status <> 'processed'")).toBe(0);
+    expect(await countOf(svc, "app.webhook_events where status = 'pending'")).toBe(0);
   });
 
   it("failed records Meta's error, and nothing moves a failed message afterwards", async () => {
