@@ -136,6 +136,15 @@ describe('deliveries', () => {
     expect(await countOf(svc, 'app.webhook_events where organization_id = $1', [orgOf(ownerA)])).toBe(2); // sig1, dup1
   });
 
+  it('the same delivery arriving five times at once stores one delivery and one event', async () => {
+    const body = fixture('wa-text', { PHONE_NUMBER_ID: PHONE_A, WA_ID: '14155550105', TEXT_ID: 'race' });
+    const answers = await Promise.all(Array.from({ length: 5 }, () => deliver(svc, body)));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(await countOf(svc, 'app.webhook_deliveries where payload like $1', ['%wamid.race%'])).toBe(1);
+    await processPending(svc);
+    expect(await countOf(svc, "messages where provider_message_id = 'wamid.race'")).toBe(1);
+  });
+
   it('an unknown phone_number_id is acknowledged, logged by id, and nothing is stored for anyone', async () => {
     const events = await countOf(svc, 'app.webhook_events');
     const messages = await countOf(svc, 'messages');
