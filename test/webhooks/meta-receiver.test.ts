@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metaSignature } from '../../src/channels/meta-signature.ts';
-import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
+import { call, inviteAndAccept, orgOf, type Session, signUp } from '../helpers/http.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { APP_SECRET, countOf, deliver, fixture, META_ENV, processPending, VERIFY_TOKEN } from './meta.ts';
 
@@ -192,5 +192,29 @@ describe('deliveries', () => {
     );
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.every((e) => e.organization_id === orgOf(ownerB))).toBe(true);
+  });
+
+  it('a plain member reads no events, and no signed-in caller reads raw deliveries', async () => {
+    const member = await signUp(svc);
+    const token = await inviteAndAccept(svc, ownerA, member, 'member');
+    const as = (t: string) => ({
+      kind: 'user' as const,
+      userId: member.user.id,
+      claims: JSON.parse(Buffer.from(t.split('.')[1] as string, 'base64url').toString()),
+    });
+    const events = await svc.services.db.asPrincipal(as(token), (tx) =>
+      tx.query('select id from app.webhook_events'),
+    );
+    expect(events).toEqual([]);
+    const owner = { ...as(ownerA.access_token), userId: ownerA.user.id };
+    const mine = await countOf(svc, 'app.webhook_events where organization_id = $1', [orgOf(ownerA)]);
+    expect(mine).toBeGreaterThan(0); // the earlier tests' deliveries
+    const seen = await svc.services.db.asPrincipal(owner, (tx) =>
+      tx.query('select id from app.webhook_events'),
+    );
+    expect(seen).toHaveLength(mine);
+    await expect(
+      svc.services.db.asPrincipal(owner, (tx) => tx.query('select payload from app.webhook_deliveries')),
+    ).rejects.toThrow(/permission denied/);
   });
 });
