@@ -89,6 +89,9 @@ const schema = z.object({
   // Outbound messages: retried with exponential backoff from SEND_RETRY_BACKOFF_SECONDS (doubling,
   // capped at 30 min) for SEND_RETRY_ATTEMPTS runs, and never past SEND_RETRY_MAX_AGE_SECONDS;
   // the defaults keep trying for 2 to 2.5 hours (docs/jobs.md). Tests shorten them.
+  // The first retry of a send whose immediate attempt did not go through (the job's delayed start:
+  // long enough that the request's own attempt, up to META_GRAPH_TIMEOUT_MS, is over). Tests shorten it.
+  SEND_FIRST_RETRY_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   SEND_RETRY_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(10),
   SEND_RETRY_BACKOFF_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   SEND_RETRY_MAX_AGE_SECONDS: z.coerce
@@ -159,7 +162,7 @@ export type Config = {
   /** Where and how the Graph API is called (src/channels/graph-client.ts). */
   graph: { url: string; instagramUrl: string; version: string; timeoutMs: number };
   /** How outbound messages are retried (src/jobs/send-message.ts). */
-  sendRetry: { attempts: number; backoffSeconds: number; maxAgeSeconds: number };
+  sendRetry: { firstRetrySeconds: number; attempts: number; backoffSeconds: number; maxAgeSeconds: number };
   worker: { mode: 'inline' | 'off'; concurrency: number; pollMs: number; superviseSeconds: number };
   recovery: {
     tokenTtlSeconds: number;
@@ -266,6 +269,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     meta: { appSecret: e.META_APP_SECRET, verifyToken: e.WHATSAPP_VERIFY_TOKEN },
     webhookRetry: { attempts: e.WEBHOOK_RETRY_ATTEMPTS, backoffSeconds: e.WEBHOOK_RETRY_BACKOFF_SECONDS },
     sendRetry: {
+      firstRetrySeconds: e.SEND_FIRST_RETRY_SECONDS,
       attempts: e.SEND_RETRY_ATTEMPTS,
       backoffSeconds: e.SEND_RETRY_BACKOFF_SECONDS,
       maxAgeSeconds: e.SEND_RETRY_MAX_AGE_SECONDS,

@@ -84,9 +84,6 @@ export type MessageRow = Record<string, unknown> & {
 /** What a send did: queued now, or found the first message of an earlier call with the same key. */
 export type Queued = { message: MessageRow; replayed: boolean; jobId: string | null };
 
-/** How long the job waits before it retries a send the request is still making itself. */
-export const FIRST_ATTEMPT_GRACE_SECONDS = 60;
-
 /** The message kind as the window rules and the table name it. */
 function kindOf(v: z.output<typeof SendMessageInput>): { kind: ContentKind; type: string } {
   if (v.template) return { kind: 'template', type: 'template' };
@@ -109,7 +106,7 @@ function mediaTypeOf(url: string): (typeof MEDIA_TYPES)[number] {
  * and the job, all in one transaction. Nothing reaches the provider here.
  */
 export async function queueMessage(
-  deps: Pick<Deps, 'db'> & { queue: Queue; now: () => Date },
+  deps: Pick<Deps, 'db'> & { queue: Queue; now: () => Date; config: Pick<Config, 'sendRetry'> },
   principal: Principal,
   input: SendMessageInput,
 ): Promise<Queued> {
@@ -146,7 +143,7 @@ export async function queueMessage(
         tx,
         'send-message',
         { organization_id: message.organization_id, message_id: message.id },
-        { startAfter: FIRST_ATTEMPT_GRACE_SECONDS },
+        { startAfter: deps.config.sendRetry.firstRetrySeconds },
       );
       return { message, replayed: false, jobId };
     });
@@ -288,7 +285,7 @@ const stateOf = (m: MessageRow): Sent['state'] =>
 /**
  * Queues the message, then makes the first attempt at once. Success or a permanent refusal
  * completes the job; a transient failure leaves it to the worker, which retries it after
- * FIRST_ATTEMPT_GRACE_SECONDS and then with backoff. A replayed idempotency key answers the
+ * SEND_FIRST_RETRY_SECONDS (the job's delayed start) and then with backoff. A replayed idempotency key answers the
  * first message as it stands.
  */
 export async function sendMessage(

@@ -11,6 +11,8 @@ export type TestService = RunningService & {
   anonKey: string;
   serviceRoleKey: string;
   dataDir: string;
+  /** The PostgreSQL database's URL (so a test can open more pools on it); undefined on PGlite. */
+  databaseUrl: string | undefined;
   /** Every log line the service wrote, as text. */
   logs: () => string;
   stop(): Promise<void>;
@@ -48,6 +50,7 @@ export async function startTestService(
     anonKey: service.services.keys.anonKey,
     serviceRoleKey: service.services.keys.serviceRoleKey,
     dataDir: dir,
+    databaseUrl: fresh.url,
     logs: () => captured.join(''),
     async stop() {
       await service.close();

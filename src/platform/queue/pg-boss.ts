@@ -19,6 +19,9 @@ export type QueueOptions = {
   now?: () => Date;
 };
 
+/** Due jobs a worker slot takes at once (see work). */
+const BATCH = 8;
+
 /** pg-boss's schema: outside `public`, so /rest/v1 never serves it, and granted to no tenant role. */
 const SCHEMA = 'pgboss';
 
@@ -114,12 +117,25 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
             includeMetadata: true,
             pollingIntervalSeconds: opts.pollIntervalMs / 1000,
             localConcurrency: wo.concurrency ?? 1,
-            batchSize: 1,
+            // A slot takes up to BATCH due jobs at a time, runs them side by side, settles each on
+            // its own (perJobResults), and fetches again at once while batches come back full: a
+            // backlog drains at the jobs' own speed, not one job per poll interval and slot.
+            batchSize: BATCH,
+            burstWhenBatchFull: true,
+            perJobResults: true,
           },
-          async (jobs: JobWithMetadata<unknown>[]) => {
-            const [raw] = jobs;
-            if (raw) await runOne(def, raw);
-          },
+          (jobs: JobWithMetadata<unknown>[]) =>
+            Promise.all(
+              jobs.map(async (raw) => {
+                try {
+                  await runOne(def, raw);
+                  return { id: raw.id, status: 'completed' as const };
+                } catch (error) {
+                  // Failed: pg-boss retries it with the job's backoff (see retryOptions).
+                  return { id: raw.id, status: 'failed' as const, output: describe(error) };
+                }
+              }),
+            ),
         );
       }
     },
