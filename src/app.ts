@@ -15,7 +15,7 @@ import type { Services } from './services.ts';
 /**
  * What each part of the surface requires, as the middleware mounted below enforces it (first
  * match wins); a route that differs declares `security` in its own definition. Public: the JWKS,
- * agent self-registration and the key exchange.
+ * agent self-registration, the key exchange and the webhook receivers (signed by the provider).
  */
 const SECURITY: [prefix: string, security: Record<string, string[]>[]][] = [
   ['/auth/v1/.well-known/', []],
@@ -24,6 +24,8 @@ const SECURITY: [prefix: string, security: Record<string, string[]>[]][] = [
   ['/auth/v1/', [{ apikey: [] }]],
   ['/functions/v1/agent-register', []],
   ['/functions/v1/agent-auth', []],
+  ['/functions/v1/whatsapp-webhook', []],
+  ['/functions/v1/meta-webhook', []],
   ['/functions/v1/', [{ bearer: [] }]],
 ];
 const securityOf = (path: string) => SECURITY.find(([prefix]) => path.startsWith(prefix))?.[1] ?? [];

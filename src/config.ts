@@ -78,6 +78,14 @@ const schema = z.object({
     .regex(/^v\d+\.\d+$/, 'must look like v26.0')
     .default('v26.0'),
   META_GRAPH_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
+  // Inbound webhooks from Meta (docs/webhooks.md): the app secret that signs every delivery
+  // (X-Hub-Signature-256) and the token of the subscription handshake. Unset: the receivers
+  // (whatsapp-webhook, meta-webhook) answer 404, as if they did not exist.
+  META_APP_SECRET: z.string().min(1).optional(),
+  WHATSAPP_VERIFY_TOKEN: z.string().min(1).optional(),
+  // Processing a stored webhook event: runs in all, and the first wait (doubling, capped at 30 min).
+  WEBHOOK_RETRY_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
+  WEBHOOK_RETRY_BACKOFF_SECONDS: z.coerce.number().int().min(1).max(3600).default(15),
   // Outbound messages: retried with exponential backoff from SEND_RETRY_BACKOFF_SECONDS (doubling,
   // capped at 30 min) for SEND_RETRY_ATTEMPTS runs, and never past SEND_RETRY_MAX_AGE_SECONDS;
   // the defaults keep trying for 2 to 2.5 hours (docs/jobs.md). Tests shorten them.
@@ -148,6 +156,9 @@ export type Config = {
     invitesPerUserPerHour: number;
     invitesPerEmailPerHour: number;
   };
+  /** Meta's webhooks: both unset means the receivers answer 404. */
+  meta: { appSecret: string | undefined; verifyToken: string | undefined };
+  webhookRetry: { attempts: number; backoffSeconds: number };
   /** Where and how the Graph API is called (src/channels/graph-client.ts). */
   graph: { url: string; instagramUrl: string; version: string; timeoutMs: number };
   /** How outbound messages are retried (src/jobs/send-message.ts). */
@@ -260,6 +271,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       version: e.META_GRAPH_VERSION,
       timeoutMs: e.META_GRAPH_TIMEOUT_MS,
     },
+    meta: { appSecret: e.META_APP_SECRET, verifyToken: e.WHATSAPP_VERIFY_TOKEN },
+    webhookRetry: { attempts: e.WEBHOOK_RETRY_ATTEMPTS, backoffSeconds: e.WEBHOOK_RETRY_BACKOFF_SECONDS },
     sendRetry: {
       firstRetrySeconds: e.SEND_FIRST_RETRY_SECONDS,
       attempts: e.SEND_RETRY_ATTEMPTS,

@@ -4,6 +4,7 @@ import { startService } from '../main.ts';
 import { migrate } from '../platform/db/migrate.ts';
 import { setPlanCommand } from './org-set-plan.ts';
 import { openForCommand, serviceUrl } from './running-service.ts';
+import { replayCommand } from './webhooks-replay.ts';
 import { startWorker } from './worker.ts';
 
 const USAGE = `usage: svc <command>
@@ -13,6 +14,7 @@ const USAGE = `usage: svc <command>
   migrate                       apply pending database migrations (refused while a service runs on DATA_DIR)
   keys                          print {"url","anon_key","service_role_key"} as one JSON line (url: the running service's)
   org set-plan <org_id> <plan>  move an organization to free | starter | growth | scale
+  webhooks replay <id>|--failed process a webhook event again, or every failed and rejected one
   dev fake-graph [--port N]     run a local fake of Meta's Graph API (development only); prints its URL
 
 Configuration comes from the environment: see README.md.`;
@@ -64,6 +66,9 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'org':
       if (rest[0] === 'set-plan' && rest[1] && rest[2]) return setPlanCommand(config, rest[1], rest[2]);
+      break;
+    case 'webhooks':
+      if (rest[0] === 'replay') return replayCommand(config, rest[1]);
       break;
     case 'dev':
       // Loaded only here: a running service never has the fake in its process.

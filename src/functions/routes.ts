@@ -17,8 +17,12 @@ import { organizationMembers } from './organization-members.ts';
 import { organizationPlan } from './organization-plan.ts';
 import { organizationSwitch } from './organization-switch.ts';
 import { sendMessageFunctions } from './send-message.ts';
+import { whatsappWebhook } from './whatsapp-webhook.ts';
 
-/** Functions that take a bearer token; agent-register and agent-auth are public and limit themselves. */
+/**
+ * Functions that take a bearer token; agent-register, agent-auth and the webhook receivers
+ * (verified by the provider's signature) are public and limit themselves.
+ */
 const SIGNED_IN = [
   'organization-create',
   'organization-members',
@@ -74,6 +78,7 @@ export function functionRoutes(s: Services) {
     connectedAccounts(s),
     conversations(s),
     sendMessageFunctions(s),
+    whatsappWebhook(s),
   ]) {
     app.route('/', r);
   }

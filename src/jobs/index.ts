@@ -8,6 +8,7 @@ import type { Logger } from '../platform/log.ts';
 import { openQueue } from '../platform/queue/pg-boss.ts';
 import type { JobDefinition, Queue } from '../platform/queue/queue.ts';
 import type { Secrets } from '../platform/secrets.ts';
+import { processWebhookEventJob } from './process-webhook-event.ts';
 import { sendMessageJob } from './send-message.ts';
 
 /** What a job may use: the same in `svc start` (worker inline) and `svc worker`. */
@@ -23,7 +24,7 @@ export type JobDeps = {
 
 export type MakeJob = (deps: JobDeps) => JobDefinition<never>;
 
-const JOBS: MakeJob[] = [sendMessageJob];
+const JOBS: MakeJob[] = [sendMessageJob, processWebhookEventJob];
 
 /**
  * Opens the queue and registers every job (and `extra`, which tests pass). A worker (`work`) also

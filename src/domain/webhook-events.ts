@@ -1,0 +1,128 @@
+import type { Database, Queryable } from '../platform/db/database.ts';
+import type { Queue } from '../platform/queue/queue.ts';
+
+// The inbound webhook inbox (migrations/0018_webhook_events.sql, docs/webhooks.md). Takes a
+// verified delivery and the accounts it was routed to; stores the raw body once per delivery id
+// and one event per account, each with its processing job, in one transaction. Gives the worker
+// its event back and records how processing ended; replays events that failed or were rejected.
+
+export const PROCESS_WEBHOOK_EVENT = 'process-webhook-event';
+export type ProcessWebhookJob = { organization_id: string; event_id: string };
+
+export type WebhookEventStatus = 'pending' | 'processed' | 'failed' | 'rejected' | 'ignored';
+
+export type StoredDelivery = {
+  provider: 'meta' | 'shopify' | 'internal';
+  deliveryId: string;
+  topic: string;
+  payload: string;
+  accounts: { organization_id: string; id: string }[];
+};
+
+/**
+ * Stores a delivery and its events and enqueues their jobs, all or nothing. A delivery already
+ * stored (same provider and delivery id) stores nothing and enqueues nothing: `duplicate`.
+ */
+export async function storeDelivery(
+  db: Database,
+  queue: Queue,
+  d: StoredDelivery,
+): Promise<{ duplicate: boolean; events: string[] }> {
+  return db.transaction(async (tx) => {
+    const [delivery] = await tx.query<{ id: string }>(
+      `insert into app.webhook_deliveries (provider, delivery_id, payload) values ($1, $2, $3)
+       on conflict (provider, delivery_id) do nothing returning id`,
+      [d.provider, d.deliveryId, d.payload],
+    );
+    if (!delivery) return { duplicate: true, events: [] };
+    const events: string[] = [];
+    for (const account of d.accounts) {
+      const [event] = await tx.query<{ id: string }>(
+        `insert into app.webhook_events (organization_id, delivery, provider, account_id, delivery_id, topic)
+         values ($1, $2, $3, $4, $5, $6)
+         on conflict (provider, delivery_id, account_id) do nothing returning id`,
+        [account.organization_id, delivery.id, d.provider, account.id, d.deliveryId, d.topic],
+      );
+      if (!event) continue;
+      const job: ProcessWebhookJob = { organization_id: account.organization_id, event_id: event.id };
+      await queue.enqueue(tx, PROCESS_WEBHOOK_EVENT, job);
+      events.push(event.id);
+    }
+    return { duplicate: false, events };
+  });
+}
+
+export type WebhookEvent = {
+  organization_id: string;
+  id: string;
+  provider: string;
+  account_id: string;
+  account_provider: string;
+  account_external_id: string;
+  topic: string;
+  status: WebhookEventStatus;
+  attempts: number;
+  payload: string;
+};
+
+/** An event with its raw payload and its account's identity, locked for this transaction. */
+export async function lockEvent(tx: Queryable, job: ProcessWebhookJob): Promise<WebhookEvent | null> {
+  const [row] = await tx.query<WebhookEvent>(
+    `select e.organization_id, e.id, e.provider, e.account_id, e.topic, e.status, e.attempts, d.payload,
+            a.provider as account_provider, a.external_id as account_external_id
+       from app.webhook_events e
+       join app.webhook_deliveries d on d.id = e.delivery
+       join app.connected_accounts a on a.organization_id = e.organization_id and a.id = e.account_id
+      where e.organization_id = $1 and e.id = $2
+        for update of e`,
+    [job.organization_id, job.event_id],
+  );
+  return row ?? null;
+}
+
+/** Records one processing run's ending. `pending` keeps it waiting for the job's next run. */
+export async function markEvent(
+  q: Queryable,
+  job: ProcessWebhookJob,
+  status: WebhookEventStatus,
+  lastError: string | null,
+  { run = true }: { run?: boolean } = {},
+): Promise<void> {
+  await q.query(
+    `update app.webhook_events e
+        set status = $3, attempts = e.attempts + $5, last_error = left($4, 2000),
+            processed_at = case when $3 in ('processed', 'ignored') then now() else e.processed_at end
+      where e.organization_id = $1 and e.id = $2`,
+    [job.organization_id, job.event_id, status, lastError, run ? 1 : 0],
+  );
+}
+
+/**
+ * Puts events back to `pending` and enqueues them again: one by id (whatever its status but
+ * pending), or with `failed` every `failed` and `rejected` one (rejected events waited for a plan
+ * upgrade; failed ones for a fix). Returns the ids replayed.
+ */
+export async function replayEvents(
+  db: Database,
+  queue: Queue,
+  which: { id: string } | { failed: true },
+): Promise<string[]> {
+  return db.transaction(async (tx) => {
+    const rows =
+      'id' in which
+        ? await tx.query<{ organization_id: string; id: string }>(
+            `update app.webhook_events e set status = 'pending', last_error = null
+              where e.id = $1::uuid and e.status <> 'pending' returning e.organization_id, e.id`,
+            [which.id],
+          )
+        : await tx.query<{ organization_id: string; id: string }>(
+            `update app.webhook_events e set status = 'pending', last_error = null
+              where e.status in ('failed', 'rejected') returning e.organization_id, e.id`,
+          );
+    for (const r of rows) {
+      const job: ProcessWebhookJob = { organization_id: r.organization_id, event_id: r.id };
+      await queue.enqueue(tx, PROCESS_WEBHOOK_EVENT, job);
+    }
+    return rows.map((r) => r.id);
+  });
+}

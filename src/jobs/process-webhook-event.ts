@@ -1,0 +1,97 @@
+import { asMetaDelivery, metaEvents } from '../channels/meta-webhook.ts';
+import type { Config } from '../config.ts';
+import { applyInbound } from '../domain/inbound-messages.ts';
+import {
+  lockEvent,
+  markEvent,
+  PROCESS_WEBHOOK_EVENT,
+  type ProcessWebhookJob,
+} from '../domain/webhook-events.ts';
+import { AppError, type PgError } from '../platform/errors.ts';
+import type { JobDefinition, JobOutcome, JobPolicy } from '../platform/queue/queue.ts';
+import type { JobDeps } from './index.ts';
+
+// Processing one stored webhook event (docs/webhooks.md): its entries for its account become
+// messages and status changes in one transaction, on the service path. Endings:
+// - processed (or ignored: nothing in it this service handles);
+// - pending + retry: a status names a message whose send has not recorded Meta's id yet (its
+//   answer may still be on the way), or anything transient; after the policy's last attempt the
+//   event is `failed` with its last error;
+// - failed at once: a domain rule refuses it (an invalid identity, a disconnected account);
+// - rejected, not retried: the organization is at a plan ceiling (SV403 from a trigger). The
+//   event waits, whole, for `svc webhooks replay` after an upgrade.
+
+/** Retries for minutes to hours: long enough for a send's answer, short of Meta's patience. */
+export const webhookPolicy = (config: Config): JobPolicy => ({
+  attempts: config.webhookRetry.attempts,
+  backoffSeconds: config.webhookRetry.backoffSeconds,
+  maxBackoffSeconds: 1800,
+  maxAgeSeconds: 7 * 86400,
+  leaseSeconds: 120,
+});
+
+const isCeiling = (e: unknown) => (e as PgError).code === 'SV403';
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** One run over the event; what the queue should do next. */
+export async function processWebhookEvent(
+  deps: Pick<JobDeps, 'db'>,
+  job: ProcessWebhookJob,
+): Promise<JobOutcome> {
+  try {
+    return await deps.db.transaction(async (tx): Promise<JobOutcome> => {
+      const ev = await lockEvent(tx, job);
+      // Purged, or settled by an earlier run whose lease ran out: nothing to do.
+      if (ev?.status !== 'pending') return { status: 'done' };
+      const delivery = ev.provider === 'meta' ? asMetaDelivery(JSON.parse(ev.payload)) : null;
+      const events = delivery ? metaEvents(delivery, ev.account_external_id) : [];
+      if (!events.length) {
+        await markEvent(tx, job, 'ignored', null);
+        return { status: 'done' };
+      }
+      const applied = await applyInbound(tx, ev.organization_id, ev.account_id, events);
+      if (applied.unmatched.length) {
+        // What did apply is kept (it is idempotent); the run after the backoff tries the rest.
+        const error = `no such message: ${applied.unmatched.join(', ')}`;
+        await markEvent(tx, job, 'pending', error);
+        return { status: 'retry', error: new Error(error) };
+      }
+      await markEvent(tx, job, 'processed', null);
+      return { status: 'done' };
+    });
+  } catch (err) {
+    if (isCeiling(err)) {
+      await markEvent(deps.db, job, 'rejected', messageOf(err));
+      return { status: 'done' };
+    }
+    // Refused by a domain rule (an identity that is no phone number, a disconnected account):
+    // retrying cannot help; the event is failed at once and can be replayed once that changes.
+    if (err instanceof AppError && err.status < 500) {
+      await markEvent(deps.db, job, 'failed', messageOf(err));
+      return { status: 'done' };
+    }
+    await markEvent(deps.db, job, 'pending', messageOf(err));
+    return { status: 'retry', error: err };
+  }
+}
+
+export function processWebhookEventJob(deps: JobDeps): JobDefinition<ProcessWebhookJob> {
+  return {
+    name: PROCESS_WEBHOOK_EVENT,
+    policy: webhookPolicy(deps.config),
+    run: (job) => processWebhookEvent(deps, job.data),
+    async onFailed(job, failure) {
+      const [row] = await deps.db.query<{ last_error: string | null }>(
+        'select last_error from app.webhook_events where organization_id = $1 and id = $2',
+        [job.data.organization_id, job.data.event_id],
+      );
+      await markEvent(
+        deps.db,
+        job.data,
+        'failed',
+        row?.last_error ?? messageOf(failure.error) ?? failure.reason,
+        { run: false },
+      );
+    },
+  };
+}

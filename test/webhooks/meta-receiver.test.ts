@@ -1,0 +1,220 @@
+// The Meta webhook receiver at the edge: the subscription handshake, signatures over the raw
+// bytes (and nothing stored when one is wrong), duplicate deliveries, unknown accounts, routing
+// between tenants, and the receiver switched off when it is not configured.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { metaSignature } from '../../src/channels/meta-signature.ts';
+import { call, inviteAndAccept, orgOf, type Session, signUp } from '../helpers/http.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { APP_SECRET, countOf, deliver, fixture, META_ENV, processPending, VERIFY_TOKEN } from './meta.ts';
+
+let svc: TestService;
+let ownerA: Session;
+let ownerB: Session;
+const PHONE_A = '109876543210001';
+const PHONE_B = '109876543210002';
+
+async function connect(owner: Session, provider: string, externalId: string) {
+  const r = await call(svc, 'POST', '/functions/v1/connected-accounts', {
+    token: owner.access_token,
+    body: { provider, external_id: externalId, access_token: 'EAAG-token' },
+  });
+  expect(r.status).toBe(201);
+  return r.json.id as string;
+}
+
+beforeAll(async () => {
+  svc = await startTestService(META_ENV);
+  ownerA = await signUp(svc, 'Tenant A');
+  ownerB = await signUp(svc, 'Tenant B');
+  await connect(ownerA, 'whatsapp', PHONE_A);
+  await connect(ownerB, 'whatsapp', PHONE_B);
+});
+afterAll(async () => {
+  await svc?.stop();
+});
+
+const handshake = (query: string, path = 'whatsapp-webhook') =>
+  fetch(`${svc.url}/functions/v1/${path}?${query}`);
+
+describe('the subscription handshake', () => {
+  it('answers hub.challenge as plain text to the right verify token, on both mounts', async () => {
+    for (const path of ['whatsapp-webhook', 'meta-webhook']) {
+      const res = await handshake(
+        `hub.mode=subscribe&hub.verify_token=${VERIFY_TOKEN}&hub.challenge=1158201444`,
+        path,
+      );
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(await res.text()).toBe('1158201444');
+    }
+  });
+
+  it('refuses a wrong token or mode with 403 in the error body', async () => {
+    for (const q of [
+      'hub.mode=subscribe&hub.verify_token=wrong&hub.challenge=1',
+      `hub.mode=unsubscribe&hub.verify_token=${VERIFY_TOKEN}&hub.challenge=1`,
+      'hub.challenge=1',
+    ]) {
+      const res = await handshake(q);
+      expect(res.status).toBe(403);
+      const body = await res.json();
+      expect(body).toMatchObject({ error: 'forbidden', details: {} });
+      expect(JSON.stringify(body)).not.toContain(VERIFY_TOKEN);
+    }
+  });
+});
+
+describe('signatures', () => {
+  const text = () => fixture('wa-text', { PHONE_NUMBER_ID: PHONE_A, WA_ID: '14155550101', TEXT_ID: 'sig1' });
+
+  it('refuses a body changed by one byte, a signature of the re-serialized JSON, a missing or malformed header: 401, nothing stored', async () => {
+    const body = text();
+    const changed = body.replace('another color', 'another colour');
+    const reserialized = JSON.stringify(JSON.parse(body));
+    expect(reserialized).not.toBe(body);
+    const attempts = [
+      await deliver(svc, changed, { signature: metaSignature(body, APP_SECRET) }),
+      await deliver(svc, body, { signature: metaSignature(reserialized, APP_SECRET) }),
+      await deliver(svc, body, { signature: null }),
+      await deliver(svc, body, { signature: 'sha256=abc' }),
+      await deliver(svc, body, { signature: metaSignature(body, 'another-secret') }),
+    ];
+    const messages = new Set<string>();
+    for (const r of attempts) {
+      expect(r.status).toBe(401);
+      expect(r.json.error).toBe('unauthorized');
+      messages.add(r.json.message);
+    }
+    expect(messages.size).toBe(1); // the same words whatever was wrong
+    expect(await countOf(svc, 'app.webhook_deliveries')).toBe(0);
+    expect(await countOf(svc, 'app.webhook_events')).toBe(0);
+  });
+
+  it('accepts the exact bytes signed: 200 {received: true}, one event and its job stored', async () => {
+    const r = await deliver(svc, text());
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({ received: true });
+    expect(await countOf(svc, "app.webhook_events where status = 'pending'")).toBe(1);
+    expect(await countOf(svc, "pgboss.job where name = 'process-webhook-event'")).toBe(1);
+    await processPending(svc);
+    expect(await countOf(svc, "messages where provider_message_id = 'wamid.sig1'")).toBe(1);
+    expect(svc.logs()).not.toContain('another color');
+    expect(svc.logs()).not.toContain(metaSignature(text(), APP_SECRET).slice(7));
+  });
+
+  it('answers 400 to a signed body that is not JSON or not a Meta delivery, and stores nothing', async () => {
+    const before = await countOf(svc, 'app.webhook_deliveries');
+    expect((await deliver(svc, '{"object": "whatsapp_business_account",')).status).toBe(400);
+    expect((await deliver(svc, '{"object": "user", "entry": []}')).status).toBe(400);
+    expect((await deliver(svc, '{"object": "page"}')).status).toBe(400);
+    expect(await countOf(svc, 'app.webhook_deliveries')).toBe(before);
+  });
+});
+
+describe('body size', () => {
+  it('refuses a delivery over BODY_LIMIT_BYTES with 413 before reading it, and stores nothing', async () => {
+    const limit = svc.services.config.bodyLimitBytes;
+    const big = `{"object":"page","entry":[],"pad":"${'x'.repeat(limit)}"}`;
+    const before = await countOf(svc, 'app.webhook_deliveries');
+    const r = await deliver(svc, big);
+    expect(r.status).toBe(413);
+    expect(r.json.error).toBe('payload_too_large');
+    expect(await countOf(svc, 'app.webhook_deliveries')).toBe(before);
+  });
+});
+
+describe('deliveries', () => {
+  it('a duplicate delivery stores one event and one message', async () => {
+    const body = fixture('wa-text', { PHONE_NUMBER_ID: PHONE_A, WA_ID: '14155550102', TEXT_ID: 'dup1' });
+    expect((await deliver(svc, body)).status).toBe(200);
+    expect((await deliver(svc, body)).status).toBe(200);
+    await processPending(svc);
+    expect((await deliver(svc, body)).status).toBe(200);
+    await processPending(svc);
+    expect(await countOf(svc, "messages where provider_message_id = 'wamid.dup1'")).toBe(1);
+    expect(await countOf(svc, 'app.webhook_events where organization_id = $1', [orgOf(ownerA)])).toBe(2); // sig1, dup1
+  });
+
+  it('the same delivery arriving five times at once stores one delivery and one event', async () => {
+    const body = fixture('wa-text', { PHONE_NUMBER_ID: PHONE_A, WA_ID: '14155550105', TEXT_ID: 'race' });
+    const answers = await Promise.all(Array.from({ length: 5 }, () => deliver(svc, body)));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(await countOf(svc, 'app.webhook_deliveries where payload like $1', ['%wamid.race%'])).toBe(1);
+    await processPending(svc);
+    expect(await countOf(svc, "messages where provider_message_id = 'wamid.race'")).toBe(1);
+  });
+
+  it('an unknown phone_number_id is acknowledged, logged by id, and nothing is stored for anyone', async () => {
+    const events = await countOf(svc, 'app.webhook_events');
+    const messages = await countOf(svc, 'messages');
+    const body = fixture('wa-text', {
+      PHONE_NUMBER_ID: '199999999999999',
+      WA_ID: '14155550103',
+      TEXT_ID: 'nobody',
+    });
+    const r = await deliver(svc, body);
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({ received: true });
+    expect(await countOf(svc, 'app.webhook_events')).toBe(events);
+    expect(await countOf(svc, 'app.webhook_deliveries where payload like $1', ['%nobody%'])).toBe(0);
+    await processPending(svc);
+    expect(await countOf(svc, 'messages')).toBe(messages);
+    expect(svc.logs()).toContain('199999999999999');
+  });
+
+  it("routes each entry to its own tenant: A's number never lands in B, one delivery for both splits in two", async () => {
+    const a = JSON.parse(
+      fixture('wa-text', { PHONE_NUMBER_ID: PHONE_A, WA_ID: '14155550104', TEXT_ID: 'toA' }),
+    );
+    const b = JSON.parse(
+      fixture('wa-text', { PHONE_NUMBER_ID: PHONE_B, WA_ID: '14155550104', TEXT_ID: 'toB' }),
+    );
+    const both = JSON.stringify({ object: a.object, entry: [...a.entry, ...b.entry] });
+    expect((await deliver(svc, both)).status).toBe(200);
+    await processPending(svc);
+    const rows = await svc.services.db.query<{ organization_id: string; provider_message_id: string }>(
+      "select organization_id, provider_message_id from messages where provider_message_id in ('wamid.toA', 'wamid.toB')",
+    );
+    expect(rows).toHaveLength(2);
+    expect(rows.find((r) => r.provider_message_id === 'wamid.toA')?.organization_id).toBe(orgOf(ownerA));
+    expect(rows.find((r) => r.provider_message_id === 'wamid.toB')?.organization_id).toBe(orgOf(ownerB));
+    // Each tenant's contact is its own.
+    expect(await countOf(svc, "contacts where whatsapp_id = '14155550104'")).toBe(2);
+    // Owners see their own events only (the later webhook-events listing reads through this policy).
+    const seen = await svc.services.db.asPrincipal(
+      {
+        kind: 'user',
+        userId: ownerB.user.id,
+        claims: JSON.parse(Buffer.from(ownerB.access_token.split('.')[1] as string, 'base64url').toString()),
+      },
+      (tx) => tx.query<{ organization_id: string }>('select organization_id from app.webhook_events'),
+    );
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((e) => e.organization_id === orgOf(ownerB))).toBe(true);
+  });
+
+  it('a plain member reads no events, and no signed-in caller reads raw deliveries', async () => {
+    const member = await signUp(svc);
+    const token = await inviteAndAccept(svc, ownerA, member, 'member');
+    const as = (t: string) => ({
+      kind: 'user' as const,
+      userId: member.user.id,
+      claims: JSON.parse(Buffer.from(t.split('.')[1] as string, 'base64url').toString()),
+    });
+    const events = await svc.services.db.asPrincipal(as(token), (tx) =>
+      tx.query('select id from app.webhook_events'),
+    );
+    expect(events).toEqual([]);
+    const owner = { ...as(ownerA.access_token), userId: ownerA.user.id };
+    const mine = await countOf(svc, 'app.webhook_events where organization_id = $1', [orgOf(ownerA)]);
+    expect(mine).toBeGreaterThan(0); // the earlier tests' deliveries
+    const seen = await svc.services.db.asPrincipal(owner, (tx) =>
+      tx.query('select id from app.webhook_events'),
+    );
+    expect(seen).toHaveLength(mine);
+    await expect(
+      svc.services.db.asPrincipal(owner, (tx) => tx.query('select payload from app.webhook_deliveries')),
+    ).rejects.toThrow(/permission denied/);
+  });
+});
