@@ -279,7 +279,7 @@ const notConnected = (channel: MessagingChannel, message: string) =>
 export async function requireMessagingPlan(deps: Pick<Deps, 'plans'>, principal: Principal): Promise<void> {
   const org = claimedOrganization(principal);
   const plan = org ? await deps.plans.forOrganization(org) : null;
-  if (!plan || plan.limits.outbound_messages !== 0) return;
+  if (plan?.limits.outbound_messages !== 0) return;
   const upgrade = (await deps.plans.all()).find((p) => p.limits.outbound_messages !== 0) ?? null;
   throw new AppError(
     403,
