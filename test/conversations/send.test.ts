@@ -8,6 +8,7 @@ import { deliver, deliverDeps } from '../../src/jobs/send-message.ts';
 import { type FakeGraph, startFakeGraph } from '../fakes/graph/index.ts';
 import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
 import { agentToken, setPlan } from '../helpers/mcp.ts';
+import { inbound as inboundOn } from '../helpers/send.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { humanPrincipal } from '../rls/fixtures.ts';
 
@@ -36,24 +37,9 @@ const send = (
     headers,
   });
 
-/** An inbound message from `contactPhone` `hoursAgo` hours ago, as the webhook receiver will write it. */
-async function inbound(org: string, account: string, waId: string, hoursAgo: number) {
-  const [c] = await svc.services.db.query<{ id: string }>(
-    `insert into contacts (organization_id, whatsapp_id, phone, first_name) values ($1, $2, $3, 'Ana')
-     on conflict (organization_id, whatsapp_id) do update set first_name = 'Ana' returning id`,
-    [org, waId, `+${waId}`],
-  );
-  const [v] = await svc.services.db.query<{ id: string }>(
-    'select id from app.open_conversation($1, $2, $3)',
-    [org, account, c?.id],
-  );
-  await svc.services.db.query(
-    `insert into messages (organization_id, conversation_id, account_id, direction, type, body, status, received_at)
-     values ($1, $2, $3, 'in', 'text', 'hi', 'received', now() - make_interval(hours => $4))`,
-    [org, v?.id, account, hoursAgo],
-  );
-  return { contactId: c?.id as string, conversationId: v?.id as string };
-}
+/** A WhatsApp customer `waId` who wrote `hoursAgo` hours ago (test/helpers/send.ts). */
+const inbound = (org: string, account: string, waId: string, hoursAgo: number) =>
+  inboundOn(svc, 'whatsapp', org, account, waId, hoursAgo);
 
 let whatsapp: string;
 beforeAll(async () => {
