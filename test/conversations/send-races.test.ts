@@ -14,7 +14,7 @@ import { type FakeGraph, startFakeGraph } from '../fakes/graph/index.ts';
 import { onPostgres } from '../helpers/db.ts';
 import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
 import { setPlan } from '../helpers/mcp.ts';
-import { eventually, inbound } from '../helpers/send.ts';
+import { connect, eventually, inbound } from '../helpers/send.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 const PHONE_ID = `5${process.pid}06`;
@@ -60,13 +60,9 @@ beforeAll(async () => {
   });
   owner = await signUp(svc, 'Races');
   await setPlan(svc, owner, 'starter');
-  const r = await call(svc, 'POST', '/functions/v1/connected-accounts', {
-    token: owner.access_token,
-    body: { provider: 'whatsapp', external_id: PHONE_ID, access_token: WA_TOKEN },
-  });
-  expect(r.status).toBe(201);
-  bodies.push(JSON.stringify(r.json));
-  whatsapp = r.json.id;
+  const account = await connect(svc, owner, 'whatsapp', PHONE_ID, WA_TOKEN);
+  bodies.push(JSON.stringify(account));
+  whatsapp = account.id;
 });
 afterAll(async () => {
   for (const s of stops.reverse()) await s();

@@ -13,7 +13,7 @@ import type { Principal } from '../../src/platform/db/database.ts';
 import { type FakeGraph, startFakeGraph } from '../fakes/graph/index.ts';
 import { call, type Session, signUp } from '../helpers/http.ts';
 import { setPlan } from '../helpers/mcp.ts';
-import { eventually, messageState } from '../helpers/send.ts';
+import { connect, eventually, messageState } from '../helpers/send.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 const PHONE_ID = `4${process.pid}05`;
@@ -49,12 +49,7 @@ async function setUp(extra: Record<string, string>) {
   services.push(svc);
   const owner = await signUp(svc, 'Retries');
   await setPlan(svc, owner, 'starter');
-  const r = await call(svc, 'POST', '/functions/v1/connected-accounts', {
-    token: owner.access_token,
-    body: { provider: 'whatsapp', external_id: PHONE_ID, access_token: WA_TOKEN },
-  });
-  expect(r.status).toBe(201);
-  bodies.push(JSON.stringify(r.json));
+  bodies.push(JSON.stringify(await connect(svc, owner, 'whatsapp', PHONE_ID, WA_TOKEN)));
   return { svc, owner };
 }
 

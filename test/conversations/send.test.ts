@@ -8,7 +8,7 @@ import { deliver, deliverDeps } from '../../src/jobs/send-message.ts';
 import { type FakeGraph, startFakeGraph } from '../fakes/graph/index.ts';
 import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
 import { agentToken, setPlan } from '../helpers/mcp.ts';
-import { inbound as inboundOn } from '../helpers/send.ts';
+import { connect, inbound as inboundOn } from '../helpers/send.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { humanPrincipal } from '../rls/fixtures.ts';
 
@@ -57,12 +57,7 @@ beforeAll(async () => {
   owner = await signUp(svc, 'Sender');
   stranger = await signUp(svc, 'Stranger');
   await setPlan(svc, owner, 'starter');
-  const r = await call(svc, 'POST', '/functions/v1/connected-accounts', {
-    token: owner.access_token,
-    body: { provider: 'whatsapp', external_id: PHONE_ID, access_token: WA_TOKEN },
-  });
-  expect(r.status).toBe(201);
-  whatsapp = r.json.id;
+  whatsapp = (await connect(svc, owner, 'whatsapp', PHONE_ID, WA_TOKEN)).id;
 });
 afterAll(async () => {
   await svc?.stop();

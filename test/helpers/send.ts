@@ -1,5 +1,6 @@
 // Shared by the send tests (test/conversations/send-*.test.ts): a customer who wrote in on a
 // channel (which opens the messaging window), and a wait for an outcome the worker brings about.
+import { call, type Session } from './http.ts';
 import type { TestService } from './service.ts';
 
 const IDENTITY = { whatsapp: 'whatsapp_id', messenger: 'facebook_psid', instagram: 'instagram_id' } as const;
@@ -58,4 +59,20 @@ export async function messageState(svc: TestService, id: string): Promise<Messag
     [id],
   );
   return m;
+}
+
+/** Connects a messaging account for the session's organization (owners and admins); its JSON. */
+export async function connect(
+  svc: TestService,
+  session: Session,
+  provider: 'whatsapp' | 'facebook' | 'instagram',
+  externalId: string,
+  accessToken: string,
+) {
+  const r = await call(svc, 'POST', '/functions/v1/connected-accounts', {
+    token: session.access_token,
+    body: { provider, external_id: externalId, access_token: accessToken },
+  });
+  if (r.status !== 201) throw new Error(`connecting failed: ${r.status} ${JSON.stringify(r.json)}`);
+  return r.json as { id: string } & Record<string, unknown>;
 }

@@ -5,8 +5,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeGraph, startFakeGraph } from '../fakes/graph/index.ts';
-import { call, type Session, signUp } from '../helpers/http.ts';
+import { type Session, signUp } from '../helpers/http.ts';
 import { agentToken, mcpClient, setPlan, tool } from '../helpers/mcp.ts';
+import { connect } from '../helpers/send.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 const PHONE_ID = `3${process.pid}03`;
@@ -24,11 +25,7 @@ beforeAll(async () => {
   svc = await startTestService({ META_GRAPH_URL: graph.url, RATE_LIMIT_STANDARD_PER_MINUTE: '10000' });
   owner = await signUp(svc, 'Messaging Ltd');
   await setPlan(svc, owner, 'starter');
-  const connected = await call(svc, 'POST', '/functions/v1/connected-accounts', {
-    token: owner.access_token,
-    body: { provider: 'whatsapp', external_id: PHONE_ID, access_token: TOKEN },
-  });
-  expect(connected.status).toBe(201);
+  await connect(svc, owner, 'whatsapp', PHONE_ID, TOKEN);
   writer = await mcpClient(svc, (await agentToken(svc, owner, ['write'])).token);
   reader = await mcpClient(svc, (await agentToken(svc, owner, ['read'])).token);
   const free = await signUp(svc, 'Free Ltd');
