@@ -17,6 +17,7 @@ import { organizationMembers } from './organization-members.ts';
 import { organizationPlan } from './organization-plan.ts';
 import { organizationSwitch } from './organization-switch.ts';
 import { sendMessageFunctions } from './send-message.ts';
+import { webhookEvents } from './webhook-events.ts';
 import { whatsappWebhook } from './whatsapp-webhook.ts';
 
 /**
@@ -38,6 +39,7 @@ const SIGNED_IN = [
   'whatsapp-send-message',
   'facebook-send-message',
   'instagram-send-message',
+  'webhook-events',
 ];
 
 /**
@@ -55,6 +57,7 @@ const IN_ORGANIZATION = [
   'whatsapp-send-message',
   'facebook-send-message',
   'instagram-send-message',
+  'webhook-events',
 ];
 
 /** /functions/v1/<name>: one file per function. */
@@ -78,6 +81,7 @@ export function functionRoutes(s: Services) {
     connectedAccounts(s),
     conversations(s),
     sendMessageFunctions(s),
+    webhookEvents(s),
     whatsappWebhook(s),
   ]) {
     app.route('/', r);
