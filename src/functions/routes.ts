@@ -11,6 +11,7 @@ import { agentRegister } from './agent-register.ts';
 import { agentUsage } from './agent-usage.ts';
 import { connectedAccounts } from './connected-accounts.ts';
 import { conversations } from './conversations.ts';
+import { internalWebhook } from './internal-webhook.ts';
 import { invitations } from './invitations.ts';
 import { organizationCreate } from './organization-create.ts';
 import { organizationMembers } from './organization-members.ts';
@@ -83,6 +84,7 @@ export function functionRoutes(s: Services) {
     sendMessageFunctions(s),
     webhookEvents(s),
     whatsappWebhook(s),
+    internalWebhook(s),
   ]) {
     app.route('/', r);
   }

@@ -1,3 +1,4 @@
+import { internalEvents } from '../channels/internal-webhook.ts';
 import { asMetaDelivery, metaEvents } from '../channels/meta-webhook.ts';
 import type { Config } from '../config.ts';
 import { applyInbound } from '../domain/inbound-messages.ts';
@@ -44,7 +45,11 @@ export async function processWebhookEvent(
       // Purged, or settled by an earlier run whose lease ran out: nothing to do.
       if (ev?.status !== 'pending') return { status: 'done' };
       const delivery = ev.provider === 'meta' ? asMetaDelivery(JSON.parse(ev.payload)) : null;
-      const events = delivery ? metaEvents(delivery, ev.account_external_id) : [];
+      const events = delivery
+        ? metaEvents(delivery, ev.account_external_id)
+        : ev.provider === 'internal'
+          ? (internalEvents(ev.payload) ?? [])
+          : [];
       if (!events.length) {
         await markEvent(tx, job, 'ignored', null);
         return { status: 'done' };
