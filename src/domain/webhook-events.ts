@@ -18,7 +18,8 @@ export type StoredDelivery = {
   deliveryId: string;
   topic: string;
   payload: string;
-  accounts: { organization_id: string; id: string }[];
+  /** `id` null: an internal event for the organization, not for an account. */
+  accounts: { organization_id: string; id: string | null }[];
 };
 
 /**
@@ -58,9 +59,9 @@ export type WebhookEvent = {
   organization_id: string;
   id: string;
   provider: string;
-  account_id: string;
-  account_provider: string;
-  account_external_id: string;
+  account_id: string | null;
+  account_provider: string | null;
+  account_external_id: string | null;
   topic: string;
   status: WebhookEventStatus;
   attempts: number;
@@ -74,7 +75,7 @@ export async function lockEvent(tx: Queryable, job: ProcessWebhookJob): Promise<
             a.provider as account_provider, a.external_id as account_external_id
        from app.webhook_events e
        join app.webhook_deliveries d on d.id = e.delivery
-       join app.connected_accounts a on a.organization_id = e.organization_id and a.id = e.account_id
+       left join app.connected_accounts a on a.organization_id = e.organization_id and a.id = e.account_id
       where e.organization_id = $1 and e.id = $2
         for update of e`,
     [job.organization_id, job.event_id],

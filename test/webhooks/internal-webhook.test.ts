@@ -151,3 +151,86 @@ describe('message.inbound', () => {
     expect(m).toEqual({ received_at: new Date(1750090702 * 1000), body: 'Hello from the bridge' });
   });
 });
+
+describe('order.status', () => {
+  const order = async (org: string) => {
+    const [o] = await svc.services.db.query<{ id: string; order_number: string }>(
+      'insert into orders (organization_id) values ($1) returning id, order_number',
+      [org],
+    );
+    return o as { id: string; order_number: string };
+  };
+  const statusEvents = (id: string) =>
+    svc.services.db.query<{ from_status: string | null; to_status: string; note: string | null }>(
+      'select from_status, to_status, note from order_status_events where order_id = $1 order by created_at, id',
+      [id],
+    );
+  const statusOf = async (id: string) =>
+    (await svc.services.db.query<{ status: string }>('select status from orders where id = $1', [id]))[0]
+      ?.status;
+  const event = (org: string, data: Record<string, unknown>, id?: string) => ({
+    organization_id: org,
+    type: 'order.status',
+    ...(id === undefined ? {} : { id }),
+    data,
+  });
+
+  it('moves the order through its lifecycle by id or number, with the note', async () => {
+    const o = await order(orgOf(owner));
+    expect(
+      (await post(svc, event(orgOf(owner), { order_id: o.id, status: 'confirmed', note: 'paid' }, 'os-1')))
+        .status,
+    ).toBe(200);
+    await processPending(svc);
+    expect(await statusOf(o.id)).toBe('confirmed');
+    expect(
+      (await post(svc, event(orgOf(owner), { order_number: o.order_number, status: 'processing' }, 'os-2')))
+        .status,
+    ).toBe(200);
+    await processPending(svc);
+    expect(await statusOf(o.id)).toBe('processing');
+    expect((await statusEvents(o.id)).slice(1)).toEqual([
+      { from_status: 'pending', to_status: 'confirmed', note: 'paid' },
+      { from_status: 'confirmed', to_status: 'processing', note: 'internal event' },
+    ]);
+    const [e] = await svc.services.db.query<{ status: string; account_id: string | null }>(
+      "select status, account_id from app.webhook_events where delivery_id like '%:os-2'",
+    );
+    expect(e).toEqual({ status: 'processed', account_id: null });
+  });
+
+  it('a move the lifecycle cannot make is recorded as a note, never an error; the order stays', async () => {
+    const o = await order(orgOf(owner));
+    expect(
+      (await post(svc, event(orgOf(owner), { order_id: o.id, status: 'delivered' }, 'os-3'))).status,
+    ).toBe(200);
+    expect(await processPending(svc)).toEqual([{ status: 'done' }]);
+    expect(await statusOf(o.id)).toBe('pending');
+    const events = await statusEvents(o.id);
+    expect(events.at(-1)).toMatchObject({ from_status: 'pending', to_status: 'pending' });
+    expect(events.at(-1)?.note).toMatch(/delivered.*cannot reach from pending/);
+    const [e] = await svc.services.db.query<{ status: string }>(
+      "select status from app.webhook_events where delivery_id like '%:os-3'",
+    );
+    expect(e?.status).toBe('processed');
+  });
+
+  it('another organization’s order is not found (the event fails); an unknown organization is 400; the same id is stored once', async () => {
+    const o = await order(orgOf(other));
+    const body = event(orgOf(owner), { order_id: o.id, status: 'confirmed' }, 'os-4');
+    expect((await post(svc, body)).status).toBe(200);
+    expect((await post(svc, body)).status).toBe(200);
+    expect(await countOf(svc, "app.webhook_events where delivery_id like '%:os-4'")).toBe(1);
+    await processPending(svc);
+    expect(await statusOf(o.id)).toBe('pending');
+    const [e] = await svc.services.db.query<{ status: string; last_error: string }>(
+      "select status, last_error from app.webhook_events where delivery_id like '%:os-4'",
+    );
+    expect(e).toMatchObject({ status: 'failed', last_error: 'No such order' });
+    const unknown = event('00000000-0000-4000-8000-000000000000', { order_id: o.id, status: 'confirmed' });
+    expect((await post(svc, unknown)).status).toBe(400);
+    expect((await post(svc, unknown, 'wrong')).status).toBe(401);
+    expect((await post(svc, event(orgOf(owner), { status: 'confirmed' }))).status).toBe(400);
+    expect((await post(svc, event(orgOf(owner), { order_id: o.id, status: 'lost' }))).status).toBe(400);
+  });
+});
