@@ -83,6 +83,9 @@ const schema = z.object({
   // (whatsapp-webhook, meta-webhook) answer 404, as if they did not exist.
   META_APP_SECRET: z.string().min(1).optional(),
   WHATSAPP_VERIFY_TOKEN: z.string().min(1).optional(),
+  // The static bearer token trusted systems post internal events with (internal-webhook).
+  // Unset: the receiver answers 404, as if it did not exist.
+  INTERNAL_WEBHOOK_TOKEN: z.string().min(1).optional(),
   // Processing a stored webhook event: runs in all, and the first wait (doubling, capped at 30 min).
   WEBHOOK_RETRY_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
   WEBHOOK_RETRY_BACKOFF_SECONDS: z.coerce.number().int().min(1).max(3600).default(15),
@@ -158,6 +161,8 @@ export type Config = {
   };
   /** Meta's webhooks: both unset means the receivers answer 404. */
   meta: { appSecret: string | undefined; verifyToken: string | undefined };
+  /** Bearer token of internal-webhook; unset: that receiver answers 404. */
+  internalWebhookToken: string | undefined;
   webhookRetry: { attempts: number; backoffSeconds: number };
   /** Where and how the Graph API is called (src/channels/graph-client.ts). */
   graph: { url: string; instagramUrl: string; version: string; timeoutMs: number };
@@ -272,6 +277,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: e.META_GRAPH_TIMEOUT_MS,
     },
     meta: { appSecret: e.META_APP_SECRET, verifyToken: e.WHATSAPP_VERIFY_TOKEN },
+    internalWebhookToken: e.INTERNAL_WEBHOOK_TOKEN,
     webhookRetry: { attempts: e.WEBHOOK_RETRY_ATTEMPTS, backoffSeconds: e.WEBHOOK_RETRY_BACKOFF_SECONDS },
     sendRetry: {
       firstRetrySeconds: e.SEND_FIRST_RETRY_SECONDS,

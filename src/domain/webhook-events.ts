@@ -1,5 +1,7 @@
-import type { Database, Queryable } from '../platform/db/database.ts';
+import type { Database, Principal, Queryable } from '../platform/db/database.ts';
+import { AppError, forbidden, notFound } from '../platform/errors.ts';
 import type { Queue } from '../platform/queue/queue.ts';
+import { requireCurrentOrg, requireOrgAdmin } from './organizations.ts';
 
 // The inbound webhook inbox (migrations/0018_webhook_events.sql, docs/webhooks.md). Takes a
 // verified delivery and the accounts it was routed to; stores the raw body once per delivery id
@@ -16,7 +18,8 @@ export type StoredDelivery = {
   deliveryId: string;
   topic: string;
   payload: string;
-  accounts: { organization_id: string; id: string }[];
+  /** `id` null: an internal event for the organization, not for an account. */
+  accounts: { organization_id: string; id: string | null }[];
 };
 
 /**
@@ -56,9 +59,9 @@ export type WebhookEvent = {
   organization_id: string;
   id: string;
   provider: string;
-  account_id: string;
-  account_provider: string;
-  account_external_id: string;
+  account_id: string | null;
+  account_provider: string | null;
+  account_external_id: string | null;
   topic: string;
   status: WebhookEventStatus;
   attempts: number;
@@ -72,7 +75,7 @@ export async function lockEvent(tx: Queryable, job: ProcessWebhookJob): Promise<
             a.provider as account_provider, a.external_id as account_external_id
        from app.webhook_events e
        join app.webhook_deliveries d on d.id = e.delivery
-       join app.connected_accounts a on a.organization_id = e.organization_id and a.id = e.account_id
+       left join app.connected_accounts a on a.organization_id = e.organization_id and a.id = e.account_id
       where e.organization_id = $1 and e.id = $2
         for update of e`,
     [job.organization_id, job.event_id],
@@ -105,15 +108,18 @@ export async function markEvent(
 export async function replayEvents(
   db: Database,
   queue: Queue,
-  which: { id: string } | { failed: true },
+  which: { id: string; organization_id?: string; statuses?: WebhookEventStatus[] } | { failed: true },
 ): Promise<string[]> {
   return db.transaction(async (tx) => {
     const rows =
       'id' in which
         ? await tx.query<{ organization_id: string; id: string }>(
             `update app.webhook_events e set status = 'pending', last_error = null
-              where e.id = $1::uuid and e.status <> 'pending' returning e.organization_id, e.id`,
-            [which.id],
+              where e.id = $1::uuid and e.status <> 'pending'
+                and ($2::uuid is null or e.organization_id = $2::uuid)
+                and ($3::text[] is null or e.status = any($3::text[]))
+              returning e.organization_id, e.id`,
+            [which.id, which.organization_id ?? null, which.statuses ?? null],
           )
         : await tx.query<{ organization_id: string; id: string }>(
             `update app.webhook_events e set status = 'pending', last_error = null
@@ -125,4 +131,102 @@ export async function replayEvents(
     }
     return rows.map((r) => r.id);
   });
+}
+
+/** What owners and admins see of an event: never the payload. */
+export type WebhookEventSummary = {
+  id: string;
+  provider: string;
+  topic: string;
+  account_id: string | null;
+  status: WebhookEventStatus;
+  attempts: number;
+  last_error: string | null;
+  received_at: Date;
+  processed_at: Date | null;
+};
+
+const SUMMARY_COLUMNS = `e.id, e.provider, e.topic, e.account_id, e.status, e.attempts, e.last_error,
+  e.received_at, e.processed_at`;
+
+/** The current organization's events, newest first (owners and admins; row-level security agrees). */
+export async function listWebhookEvents(
+  deps: { db: Database },
+  principal: Principal,
+  filter: { status?: WebhookEventStatus },
+  page: { limit: number; offset: number },
+): Promise<{ events: WebhookEventSummary[]; total: number }> {
+  return deps.db.asPrincipal(
+    principal,
+    async (tx) => {
+      await requireCurrentOrg(tx);
+      await requireOrgAdmin(tx, 'Only owners and admins may see webhook events');
+      const status = filter.status ?? null;
+      const [count] = await tx.query<{ n: number }>(
+        `select count(*)::int as n from app.webhook_events e
+          where e.organization_id = app.current_org_id() and ($1::text is null or e.status = $1::text)`,
+        [status],
+      );
+      const events = await tx.query<WebhookEventSummary>(
+        `select ${SUMMARY_COLUMNS} from app.webhook_events e
+          where e.organization_id = app.current_org_id() and ($1::text is null or e.status = $1::text)
+          order by e.received_at desc, e.id desc limit $2 offset $3`,
+        [status, page.limit, page.offset],
+      );
+      return { events, total: count?.n ?? 0 };
+    },
+    { readOnly: true },
+  );
+}
+
+const REPLAYABLE: WebhookEventStatus[] = ['failed', 'rejected'];
+
+const notReplayable = (status: string) =>
+  new AppError(
+    409,
+    'not_replayable',
+    `Only a failed or rejected event can be replayed; this one is ${status}`,
+    {
+      status,
+    },
+  );
+
+/**
+ * Puts one failed or rejected event of the current organization back to pending and enqueues its
+ * job (owners only). Another tenant's id looks missing (404); any other status is 409.
+ */
+export async function replayWebhookEvent(
+  deps: { db: Database; queue: Queue },
+  principal: Principal,
+  id: string,
+): Promise<WebhookEventSummary> {
+  const org = await deps.db.asPrincipal(
+    principal,
+    async (tx) => {
+      const org = await requireCurrentOrg(tx);
+      const [role] = await tx.query<{ r: string | null }>('select app.org_role() as r');
+      if (role?.r !== 'owner') throw forbidden('Only owners may replay webhook events');
+      const [event] = await tx.query<{ status: string }>(
+        'select e.status from app.webhook_events e where e.organization_id = app.current_org_id() and e.id = $1',
+        [id],
+      );
+      if (!event) throw notFound('webhook event');
+      if (!REPLAYABLE.includes(event.status as WebhookEventStatus)) throw notReplayable(event.status);
+      return org;
+    },
+    { readOnly: true },
+  );
+  const replayed = await replayEvents(deps.db, deps.queue, {
+    id,
+    organization_id: org,
+    statuses: REPLAYABLE,
+  });
+  const [event] = await deps.db.query<WebhookEventSummary>(
+    `select ${SUMMARY_COLUMNS} from app.webhook_events e where e.organization_id = $1 and e.id = $2`,
+    [org, id],
+  );
+  if (!event) throw notFound('webhook event');
+  // Another replay (or the worker) got there between the check and the update.
+  if (replayed.length === 0) throw notReplayable(event.status);
+  return event;
 }

@@ -11,12 +11,14 @@ import { agentRegister } from './agent-register.ts';
 import { agentUsage } from './agent-usage.ts';
 import { connectedAccounts } from './connected-accounts.ts';
 import { conversations } from './conversations.ts';
+import { internalWebhook } from './internal-webhook.ts';
 import { invitations } from './invitations.ts';
 import { organizationCreate } from './organization-create.ts';
 import { organizationMembers } from './organization-members.ts';
 import { organizationPlan } from './organization-plan.ts';
 import { organizationSwitch } from './organization-switch.ts';
 import { sendMessageFunctions } from './send-message.ts';
+import { webhookEvents } from './webhook-events.ts';
 import { whatsappWebhook } from './whatsapp-webhook.ts';
 
 /**
@@ -38,6 +40,7 @@ const SIGNED_IN = [
   'whatsapp-send-message',
   'facebook-send-message',
   'instagram-send-message',
+  'webhook-events',
 ];
 
 /**
@@ -55,6 +58,7 @@ const IN_ORGANIZATION = [
   'whatsapp-send-message',
   'facebook-send-message',
   'instagram-send-message',
+  'webhook-events',
 ];
 
 /** /functions/v1/<name>: one file per function. */
@@ -78,7 +82,9 @@ export function functionRoutes(s: Services) {
     connectedAccounts(s),
     conversations(s),
     sendMessageFunctions(s),
+    webhookEvents(s),
     whatsappWebhook(s),
+    internalWebhook(s),
   ]) {
     app.route('/', r);
   }

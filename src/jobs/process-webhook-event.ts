@@ -1,6 +1,8 @@
+import { internalEvents, parseInternal } from '../channels/internal-webhook.ts';
 import { asMetaDelivery, metaEvents } from '../channels/meta-webhook.ts';
 import type { Config } from '../config.ts';
 import { applyInbound } from '../domain/inbound-messages.ts';
+import { applyOrderStatusEvent } from '../domain/internal-order-status.ts';
 import {
   lockEvent,
   markEvent,
@@ -43,9 +45,22 @@ export async function processWebhookEvent(
       const ev = await lockEvent(tx, job);
       // Purged, or settled by an earlier run whose lease ran out: nothing to do.
       if (ev?.status !== 'pending') return { status: 'done' };
+      if (ev.provider === 'internal') {
+        const internal = parseInternal(ev.payload);
+        if (internal?.type === 'order.status') {
+          await applyOrderStatusEvent(tx, ev.organization_id, internal.data);
+          await markEvent(tx, job, 'processed', null);
+          return { status: 'done' };
+        }
+      }
       const delivery = ev.provider === 'meta' ? asMetaDelivery(JSON.parse(ev.payload)) : null;
-      const events = delivery ? metaEvents(delivery, ev.account_external_id) : [];
-      if (!events.length) {
+      const events =
+        delivery && ev.account_external_id
+          ? metaEvents(delivery, ev.account_external_id)
+          : ev.provider === 'internal'
+            ? (internalEvents(ev.payload) ?? [])
+            : [];
+      if (!events.length || !ev.account_id) {
         await markEvent(tx, job, 'ignored', null);
         return { status: 'done' };
       }
