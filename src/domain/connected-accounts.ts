@@ -227,6 +227,24 @@ export async function accountForSending(
 }
 
 /**
+ * Which organization's live account an inbound delivery is addressed to, without opening any
+ * secret (the receiver routes; only the code that calls out or verifies opens them). Null when
+ * none is connected.
+ */
+export async function routeOf(
+  deps: Pick<Deps, 'db'>,
+  provider: Provider,
+  externalId: string,
+): Promise<{ organization_id: string; id: string } | null> {
+  const [row] = await deps.db.query<{ organization_id: string; id: string }>(
+    `select a.organization_id, a.id from app.connected_accounts a
+      where a.provider = $1 and a.external_id = $2 and a.disconnected_at is null`,
+    [provider, externalId],
+  );
+  return row ?? null;
+}
+
+/**
  * The connected account an inbound webhook is addressed to, with its secrets (service path: the
  * webhook names no organization; the account decides it). Null when none is connected.
  */

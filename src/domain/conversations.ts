@@ -31,11 +31,12 @@ export const PROVIDER_OF: Record<MessagingChannel, 'whatsapp' | 'facebook' | 'in
 };
 
 /** The channel an account's provider talks over (a Facebook Page over Messenger). */
-const CHANNEL_OF: Record<string, MessagingChannel | undefined> = {
-  whatsapp: 'whatsapp',
-  facebook: 'messenger',
-  instagram: 'instagram',
-};
+const CHANNEL_OF: Record<string, MessagingChannel | undefined> = Object.fromEntries(
+  (Object.entries(PROVIDER_OF) as [MessagingChannel, string][]).map(([channel, provider]) => [
+    provider,
+    channel,
+  ]),
+);
 
 /**
  * Who is on the other end: WhatsApp's `wa_id` or a phone number in any common form (stored as

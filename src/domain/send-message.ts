@@ -5,6 +5,7 @@ import { claimedOrganization, type Principal, type Queryable } from '../platform
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
 import { type Logger, logFailure } from '../platform/log.ts';
 import type { Queue } from '../platform/queue/queue.ts';
+import { requireScope } from './agent-keys.ts';
 import {
   CHANNELS,
   type Conversation,
@@ -309,7 +310,8 @@ const stateOf = (m: MessageRow): Sent['state'] =>
   m.status === 'queued' ? 'queued' : m.status === 'failed' ? 'failed' : 'sent';
 
 /**
- * Queues the message, then makes the first attempt at once. Success or a permanent refusal
+ * Checks the plan (first: a free plan hears which plan has messaging) and the agent's scope,
+ * queues the message, then makes the first attempt at once. Success or a permanent refusal
  * completes the job; a transient failure leaves it to the worker, which retries it after
  * SEND_FIRST_RETRY_SECONDS (the job's delayed start) and then with backoff. A replayed idempotency key answers the
  * first message as it stands.
@@ -320,6 +322,8 @@ export async function sendMessage(
   input: SendMessageInput,
 ): Promise<Sent> {
   await requireMessagingPlan(deps, principal);
+  // Agents need write; people are left to the database (any member may send).
+  await requireScope(deps, principal, 'write', 'Sending a message');
   const queued = await queueMessage(deps, principal, input);
   if (queued.replayed) return { message: queued.message, state: stateOf(queued.message), replayed: true };
   const job = { organization_id: queued.message.organization_id, message_id: queued.message.id };

@@ -22,28 +22,6 @@ import { webhookEvents } from './webhook-events.ts';
 import { whatsappWebhook } from './whatsapp-webhook.ts';
 
 /**
- * Functions that take a bearer token; agent-register, agent-auth and the webhook receivers
- * (verified by the provider's signature) are public and limit themselves.
- */
-const SIGNED_IN = [
-  'organization-create',
-  'organization-members',
-  'invitations',
-  'organization-switch',
-  'organization-plan',
-  'agent-api-key-create',
-  'agent-api-keys',
-  'agent-usage',
-  'connected-accounts',
-  'conversations',
-  'conversations/*',
-  'whatsapp-send-message',
-  'facebook-send-message',
-  'instagram-send-message',
-  'webhook-events',
-];
-
-/**
  * Functions that act in the caller's current organization: a person without one is told how to
  * get one (no_organization). organization-create, -switch and invitations are the way out.
  */
@@ -59,6 +37,18 @@ const IN_ORGANIZATION = [
   'facebook-send-message',
   'instagram-send-message',
   'webhook-events',
+];
+
+/**
+ * Functions that take a bearer token; agent-register, agent-auth and the webhook receivers
+ * (verified by the provider's signature) are public and limit themselves.
+ */
+const SIGNED_IN = [
+  'organization-create',
+  'invitations',
+  'organization-switch',
+  'organization-plan',
+  ...IN_ORGANIZATION,
 ];
 
 /** /functions/v1/<name>: one file per function. */

@@ -1,7 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { requireScope } from '../domain/agent-keys.ts';
 import type { MessagingChannel } from '../domain/deps.ts';
-import { providerError, requireMessagingPlan, SendFields, sendMessage } from '../domain/send-message.ts';
+import { providerError, SendFields, sendMessage } from '../domain/send-message.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import type { Services } from '../services.ts';
 import { MessageSchema } from './conversations.ts';
@@ -42,8 +41,6 @@ export function sendMessageFunctions(s: Services) {
   for (const [path, channel, label] of NAMES) {
     app.openapi(route(path, label), async (c) => {
       const principal = c.get('principal');
-      await requireMessagingPlan(s, principal);
-      await requireScope(s, principal, 'write', 'Sending a message');
       const body = c.req.valid('json');
       const key = c.req.valid('header')['idempotency-key'] ?? body.idempotency_key;
       const sent = await sendMessage(s, principal, { ...body, channel, idempotency_key: key });

@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { bodyDigest, sameSecret, verifyMetaSignature } from '../channels/meta-signature.ts';
 import { asMetaDelivery, metaRoutes } from '../channels/meta-webhook.ts';
-import { accountByExternalId } from '../domain/connected-accounts.ts';
+import { routeOf } from '../domain/connected-accounts.ts';
 import { storeDelivery } from '../domain/webhook-events.ts';
 import { AppError, forbidden, notFound, unauthorized, validationError } from '../platform/errors.ts';
 import { addressKey } from '../platform/http/client-ip.ts';
@@ -94,8 +94,8 @@ export function whatsappWebhook(s: Services) {
       const log = c.get('log');
       const accounts: { organization_id: string; id: string }[] = [];
       for (const route of metaRoutes(d)) {
-        const account = await accountByExternalId(s, route.provider, route.externalId);
-        if (account) accounts.push({ organization_id: account.organization_id, id: account.id });
+        const account = await routeOf(s, route.provider, route.externalId);
+        if (account) accounts.push(account);
         // Acknowledged all the same, or Meta retries and finally disables the subscription.
         else
           log.warn(
