@@ -10,7 +10,15 @@ import { orgOf, type Session, signUp } from '../helpers/http.ts';
 import { setPlan } from '../helpers/mcp.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { countOf, processPending } from './meta.ts';
-import { connectShop, deliverShopify, type Line, SHOP, SHOP_SECRET, SHOPIFY_ENV, shopifyOrder } from './shopify.ts';
+import {
+  connectShop,
+  deliverShopify,
+  type Line,
+  SHOP,
+  SHOP_SECRET,
+  SHOPIFY_ENV,
+  shopifyOrder,
+} from './shopify.ts';
 
 let svc: TestService;
 let owner: Session;
@@ -51,8 +59,12 @@ describe('signature', () => {
     const body = shopifyOrder({ id: orderId() });
     const before = await stored();
     const attempts = [
-      deliverShopify(svc, body.replace('"Jane"', '"Jone"'), { signature: shopifySignature(body, SHOP_SECRET) }),
-      deliverShopify(svc, body, { signature: shopifySignature(JSON.stringify(JSON.parse(body)), SHOP_SECRET) }),
+      deliverShopify(svc, body.replace('"Jane"', '"Jone"'), {
+        signature: shopifySignature(body, SHOP_SECRET),
+      }),
+      deliverShopify(svc, body, {
+        signature: shopifySignature(JSON.stringify(JSON.parse(body)), SHOP_SECRET),
+      }),
       deliverShopify(svc, body, { signature: null }),
       deliverShopify(svc, body, { signature: 'not base64!' }),
       deliverShopify(svc, body, { secret: 'another-apps-secret' }),
@@ -104,7 +116,9 @@ describe('what is stored', () => {
   });
 
   it('another topic is kept and marked ignored by the worker', async () => {
-    const r = await deliverShopify(svc, '{"id": 690933842, "name": "Jane Supplies"}', { topic: 'shop/update' });
+    const r = await deliverShopify(svc, '{"id": 690933842, "name": "Jane Supplies"}', {
+      topic: 'shop/update',
+    });
     expect(r.status).toBe(200);
     await processPending(svc);
     const [event] = await svc.services.db.query<{ status: string }>(
@@ -149,7 +163,9 @@ describe('tenants', () => {
     const id = orderId();
     const body = shopifyOrder({ id });
     expect((await deliverShopify(svc, body, { shop: otherShop })).status).toBe(401); // signed with SHOP's secret
-    expect((await deliverShopify(svc, body, { shop: otherShop, secret: 'other-shops-secret' })).status).toBe(200);
+    expect((await deliverShopify(svc, body, { shop: otherShop, secret: 'other-shops-secret' })).status).toBe(
+      200,
+    );
     await processPending(svc);
     const rows = await svc.services.db.query<{ organization_id: string }>(
       'select organization_id from orders where external_id = $1',
