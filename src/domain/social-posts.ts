@@ -257,34 +257,64 @@ export async function getSocialPost(deps: SocialDeps, principal: Principal, id: 
 }
 
 export type SocialPostFilter = {
-  status?: string[];
-  platform?: string;
-  account_id?: string;
-  from?: string;
-  to?: string;
-  limit: number;
-  cursor?: string;
+  status?: string[] | undefined;
+  platform?: string | undefined;
+  account_id?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
 };
 
-export async function listSocialPosts(deps: SocialDeps, principal: Principal, f: SocialPostFilter) {
-  await asSocial(deps, principal, 'read', async () => {});
-  const p = new Params();
+function filterSql(f: SocialPostFilter, p: Params): string[] {
   const where: string[] = [];
   if (f.status?.length) where.push(`p.status = any (${p.add(f.status)}::text[])`);
   if (f.platform) where.push(`p.platform = ${p.add(f.platform)}`);
   if (f.account_id) where.push(`p.account_id = ${p.add(f.account_id)}::uuid`);
   if (f.from) where.push(`p.calendar_at >= ${p.add(f.from)}::timestamptz`);
   if (f.to) where.push(`p.calendar_at < ${p.add(f.to)}::timestamptz`);
+  return where;
+}
+
+/** Newest first, by cursor (the MCP tool). */
+export async function listSocialPosts(
+  deps: SocialDeps,
+  principal: Principal,
+  f: SocialPostFilter & { limit: number; cursor?: string | undefined },
+) {
+  await asSocial(deps, principal, 'read', async () => {});
+  const p = new Params();
   const { items, next_cursor } = await listPage<SocialPostRecord>(deps, principal, {
     from: 'public.social_posts p',
     alias: 'p',
     row: POST_ROW,
-    where,
+    where: filterSql(f, p),
     p,
     cursor: f.cursor,
     limit: f.limit,
   });
   return { posts: items, next_cursor };
+}
+
+/** Newest first, by page with the total (the list envelope of /functions/v1/social-posts). */
+export async function pageSocialPosts(
+  deps: SocialDeps,
+  principal: Principal,
+  f: SocialPostFilter,
+  page: { limit: number; offset: number },
+) {
+  return asSocial(deps, principal, 'read', async (tx) => {
+    const p = new Params();
+    const where = ['p.organization_id = app.current_org_id()', ...filterSql(f, p)].join(' and ');
+    const [count] = await tx.query<{ n: number }>(
+      `select count(*)::int as n from public.social_posts p where ${where}`,
+      p.values,
+    );
+    const rows = await tx.query<{ r: SocialPostRecord }>(
+      `select ${POST_ROW} as r from public.social_posts p where ${where}
+        order by p.created_at desc, p.id desc limit ${p.add(page.limit)} offset ${p.add(page.offset)}`,
+      p.values,
+    );
+    return { posts: rows.map((r) => r.r), total: count?.n ?? 0 };
+  });
 }
 
 export async function listSocialAccounts(deps: SocialDeps, principal: Principal) {
