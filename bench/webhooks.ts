@@ -16,7 +16,8 @@
 //
 // BENCH_SECONDS (default 3) per measured run, BENCH_ROUNDS (3), BENCH_CONNECTIONS (32),
 // BENCH_ENGINES (pglite,postgres), BENCH_LATENCY_N (40); WORKER_POLL_MS (the service's, default
-// 2000) and WORKER_CONCURRENCY pass through to the service.
+// 2000) and WORKER_CONCURRENCY pass through to the service, and WORKER=off measures receipt
+// alone (nothing is processed: no latency, no processing rate).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -39,6 +40,7 @@ const LATENCY_GAP_MS = 100;
 const PER_SECOND = 5000;
 const LUA = path.join(path.dirname(fileURLToPath(import.meta.url)), 'deliveries.lua');
 const RECEIVER = '/functions/v1/whatsapp-webhook';
+const INLINE = env.WORKER !== 'off';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const percentile = (xs: number[], p: number) =>
@@ -70,7 +72,7 @@ async function serviceRound(svc: ServiceInfo, dir: string, tag: string): Promise
   const started = performance.now();
   const run = await load(svc.url, dir, tag);
   const backlog = await events(svc, 'pending');
-  while ((await events(svc, 'pending')) > 0) await sleep(100);
+  while (INLINE && (await events(svc, 'pending')) > 0) await sleep(100);
   const seconds = (performance.now() - started) / 1000;
   const stored = (await events(svc)) - before;
   return [run, { events: stored, backlog, perSecond: stored / seconds }];
@@ -134,7 +136,7 @@ async function benchEngine(engine: string, dbEnv: Record<string, string>): Promi
   try {
     service = await startChild<ServiceInfo>('webhooks-service.ts', { ...dbEnv, BENCH_DATA_DIR: dir });
     baseline = await startChild<{ url: string }>('webhooks-baseline.ts', {});
-    const lat = await latencies(service.info);
+    const lat = INLINE ? await latencies(service.info) : [];
     const runs = { service: [] as Run[], baseline: [] as Run[] };
     const processed: Processed[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
@@ -181,10 +183,16 @@ function report(
     `  service / no-op: ${((100 * svc.rps) / base.rps).toFixed(2)} % of the req/s (1 in ${(base.rps / svc.rps).toFixed(0)}), ` +
       `p99 ${(svc.p99 / base.p99).toFixed(0)}×` +
       (runs.service.some((r) => r.duplicates) ? '  (some deliveries repeated: raise PER_SECOND)' : ''),
-    `  inline worker: ${median(processed.map((p) => p.perSecond)).toFixed(0)} events processed/s, from a round's start ` +
-      `to its last event (rounds: ${processed.map((p) => `${p.events} at ${p.perSecond.toFixed(0)}/s, ${p.backlog} left at the end of the load`).join('; ')})`,
-    `  POST → visible at /rest/v1/messages, ${seen.length} of ${lat.length} deliveries, WORKER_POLL_MS ${poll}: ` +
-      `p50 ${percentile(seen, 50).toFixed(0)} ms, p95 ${percentile(seen, 95).toFixed(0)} ms, max ${Math.max(...seen).toFixed(0)} ms`,
+    INLINE
+      ? `  inline worker: ${median(processed.map((p) => p.perSecond)).toFixed(0)} events processed/s, from a round's start ` +
+        `to its last event (rounds: ${processed.map((p) => `${p.events} at ${p.perSecond.toFixed(0)}/s, ${p.backlog} left at the end of the load`).join('; ')})`
+      : '  WORKER=off: receipt alone, nothing processed',
+    ...(INLINE
+      ? [
+          `  POST → visible at /rest/v1/messages, ${seen.length} of ${lat.length} deliveries, WORKER_POLL_MS ${poll}: ` +
+            `p50 ${percentile(seen, 50).toFixed(0)} ms, p95 ${percentile(seen, 95).toFixed(0)} ms, max ${Math.max(...seen).toFixed(0)} ms`,
+        ]
+      : []),
   ];
 }
 
