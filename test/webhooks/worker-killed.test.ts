@@ -71,6 +71,13 @@ const eventRow = async () =>
     )
   )[0];
 
+/** The event's job(s) in pg-boss's table. */
+const jobs = async () =>
+  svc.services.db.query<{ state: string; retry_count: number }>(
+    "select state, retry_count from pgboss.job where name = 'process-webhook-event' and data->>'event_id' = $1",
+    [(await eventRow())?.id],
+  );
+
 /** The child's environment: the test service's database and data directory, the test's settings. */
 const childEnv = () => ({
   ...ENV,
@@ -135,7 +142,9 @@ describe('a worker killed mid-processing', () => {
     expect(deliveryId).toMatch(/^[0-9a-f]{64}$/);
 
     await killWorkerInsideProcessing();
-    // The killed run left nothing behind: the event waits, untouched.
+    // The job was taken (never settled: active, or retry once its lease ran out), and the killed
+    // run left nothing behind: the event waits, untouched.
+    expect(['active', 'retry']).toContain((await jobs())[0]?.state);
     expect(await eventRow()).toMatchObject({ status: 'pending', attempts: 0, last_error: null });
     expect(await countOf(svc, 'messages where provider_message_id = $1', [WAMID])).toBe(0);
 
@@ -145,11 +154,7 @@ describe('a worker killed mid-processing', () => {
     // attempts counts runs that recorded an ending: the killed run's increment rolled back with
     // the rest of it. The queue did see two runs: the lease that ran out counted as one.
     expect(await eventRow()).toMatchObject({ status: 'processed', attempts: 1, last_error: null });
-    const jobs = await svc.services.db.query<{ state: string; retry_count: number }>(
-      "select state, retry_count from pgboss.job where name = 'process-webhook-event' and data->>'event_id' = $1",
-      [(await eventRow())?.id],
-    );
-    expect(jobs).toEqual([{ state: 'completed', retry_count: 1 }]);
+    expect(await jobs()).toEqual([{ state: 'completed', retry_count: 1 }]);
     expect(await countOf(svc, 'messages where provider_message_id = $1', [WAMID])).toBe(1);
     const conversations = await svc.services.db.query<{ unread_count: number }>(
       `select v.unread_count from conversations v
