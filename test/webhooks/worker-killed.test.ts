@@ -169,5 +169,5 @@ describe('a worker killed mid-processing', () => {
       token: owner.access_token,
     });
     expect(listed.json).toEqual([{ body: 'Does it come in another color?' }]);
-  }, 30_000);
+  });
 });
