@@ -21,21 +21,12 @@ export function runCli(args: string[], env: Record<string, string>) {
 }
 
 /** Starts `svc start` and resolves once it prints its URL. */
-export function startCli(env: Record<string, string>) {
-  return new Promise<{ child: ChildProcess; url: string; output: () => string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'start'], { env: { ...process.env, ...env } });
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d;
-      const m = /svc listening on (\S+)/.exec(out);
-      if (m?.[1]) resolve({ child, url: m[1], output: () => out });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', (d) => {
-      out += d;
-    });
-    child.on('exit', (code) => reject(new Error(`svc start exited with ${code}: ${out}`)));
-  });
+export async function startCli(env: Record<string, string>) {
+  // The whole line, so that a URL split between two chunks of output is never taken in part.
+  const listening = /svc listening on (\S+)\n/;
+  const { child, output } = await spawnUntil(['start'], env, listening, { cli: true });
+  const url = listening.exec(output())?.[1] as string;
+  return { child, url, output };
 }
 
 /**
