@@ -91,6 +91,9 @@ const schema = z.object({
   // Processing a stored webhook event: runs in all, and the first wait (doubling, capped at 30 min).
   WEBHOOK_RETRY_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
   WEBHOOK_RETRY_BACKOFF_SECONDS: z.coerce.number().int().min(1).max(3600).default(15),
+  // A run not finished by then is presumed dead (a killed worker) and the event runs again. Well
+  // above a run's own work (one transaction, no outside calls); tests shorten it.
+  WEBHOOK_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
   // Outbound messages: retried with exponential backoff from SEND_RETRY_BACKOFF_SECONDS (doubling,
   // capped at 30 min) for SEND_RETRY_ATTEMPTS runs, and never past SEND_RETRY_MAX_AGE_SECONDS;
   // the defaults keep trying for 2 to 2.5 hours (docs/jobs.md). Tests shorten them.
@@ -167,7 +170,7 @@ export type Config = {
   meta: { appSecret: string | undefined; verifyToken: string | undefined };
   /** Bearer token of internal-webhook; unset: that receiver answers 404. */
   internalWebhookToken: string | undefined;
-  webhookRetry: { attempts: number; backoffSeconds: number };
+  webhookRetry: { attempts: number; backoffSeconds: number; leaseSeconds: number };
   /** Where and how the Graph API is called (src/channels/graph-client.ts). */
   graph: { url: string; instagramUrl: string; version: string; timeoutMs: number };
   /** How outbound messages are retried (src/jobs/send-message.ts). */
@@ -283,7 +286,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     meta: { appSecret: e.META_APP_SECRET, verifyToken: e.WHATSAPP_VERIFY_TOKEN },
     internalWebhookToken: e.INTERNAL_WEBHOOK_TOKEN,
-    webhookRetry: { attempts: e.WEBHOOK_RETRY_ATTEMPTS, backoffSeconds: e.WEBHOOK_RETRY_BACKOFF_SECONDS },
+    webhookRetry: {
+      attempts: e.WEBHOOK_RETRY_ATTEMPTS,
+      backoffSeconds: e.WEBHOOK_RETRY_BACKOFF_SECONDS,
+      leaseSeconds: e.WEBHOOK_LEASE_SECONDS,
+    },
     sendRetry: {
       firstRetrySeconds: e.SEND_FIRST_RETRY_SECONDS,
       attempts: e.SEND_RETRY_ATTEMPTS,
