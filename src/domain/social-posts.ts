@@ -242,10 +242,11 @@ export async function updateSocialPost(deps: SocialDeps, principal: Principal, r
 export async function deleteSocialPost(deps: SocialDeps, principal: Principal, id: string) {
   const removed = await asSocial(deps, principal, 'write', async (tx) => {
     const post = await readPost(tx, id);
-    await tx.query(
-      'delete from public.social_posts where organization_id = app.current_org_id() and id = $1',
+    const gone = await tx.query(
+      'delete from public.social_posts where organization_id = app.current_org_id() and id = $1 returning id',
       [id],
     );
+    if (!gone.length) throw notFound('social post');
     return post;
   });
   await removeStored(deps, removed.media as StoredMedia[]);
