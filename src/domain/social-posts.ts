@@ -23,7 +23,9 @@ import { type MediaDeps, removeStored, type StoredMedia, storeMedia } from './so
 
 export type SocialDeps = Pick<Deps, 'db' | 'plans'> & MediaDeps;
 
-const NOT_WRITABLE = `Only Facebook posts (and Instagram posts, through an Instagram account connected with its Meta login) can be created; ${SOCIAL_PLATFORMS.filter((p) => !(WRITABLE_PLATFORMS as readonly string[]).includes(p) && p !== 'instagram').join(' and ')} are read-only`;
+const NOT_WRITABLE = `Only Facebook posts (and Instagram posts, through its Meta account) can be created; ${SOCIAL_PLATFORMS.filter(
+  (p) => !(WRITABLE_PLATFORMS as readonly string[]).includes(p),
+).join(' and ')} are read-only`;
 
 const scheduledAt = z.iso.datetime({ offset: true }).describe('ISO 8601 with an offset');
 const MediaUrls = z.array(z.url().max(2048)).max(MEDIA_CONSTRAINTS.max_items_per_post);
@@ -113,7 +115,7 @@ async function asSocial<T>(
 
 /** The account a new post goes out on: the one named, else the only one of its platform. */
 function accountFor(accounts: Account[], platform: string, accountId: string | undefined): Account {
-  if (!(WRITABLE_PLATFORMS as readonly string[]).includes(platform) && platform !== 'instagram')
+  if (!(WRITABLE_PLATFORMS as readonly string[]).includes(platform))
     throw validationError([{ path: 'platform', message: NOT_WRITABLE }], NOT_WRITABLE);
   const fits = accounts.filter((a) => a.provider === platform);
   const account = accountId ? fits.find((a) => a.id === accountId) : fits.length === 1 ? fits[0] : undefined;
