@@ -6,6 +6,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeExpired } from '../../src/domain/retention.ts';
+import { openPostgres } from '../../src/platform/db/pg.ts';
+import { onPostgres } from '../helpers/db.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import {
   account,
@@ -213,4 +215,32 @@ describe('batches', () => {
     expect(report.order_items).toBe(3);
     expect(await count(db, 'public.orders where id = any($1)', [ids])).toBe(0);
   });
+});
+
+describe('locks', () => {
+  // Two connections at once: PostgreSQL only (PGlite has one, and runs one transaction at a time).
+  it.runIf(onPostgres())(
+    'a row another transaction holds is skipped, not waited on, and goes on the next run',
+    async () => {
+      const free = await organization(db, 'free');
+      const widget = await item(db, free, 'L-1', 5);
+      const held = await order(db, free, widget, 1, ['cancelled']);
+      const free2 = await order(db, free, widget, 1, ['cancelled']);
+      await ageOrder(held, 31);
+      await ageOrder(free2, 31);
+      const other = openPostgres(svc.databaseUrl as string, 1);
+      try {
+        await other.transaction(async (tx) => {
+          await tx.query('select 1 from public.orders where id = $1 for update', [held]);
+          await purge();
+          expect(await exists('public.orders', free2)).toBe(false);
+          expect(await exists('public.orders', held)).toBe(true);
+        });
+      } finally {
+        await other.close();
+      }
+      await purge();
+      expect(await exists('public.orders', held)).toBe(false);
+    },
+  );
 });
