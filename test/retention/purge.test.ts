@@ -6,6 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeExpired } from '../../src/domain/retention.ts';
+import type { Database } from '../../src/platform/db/database.ts';
 import { openPostgres } from '../../src/platform/db/pg.ts';
 import { onPostgres } from '../helpers/db.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -16,7 +17,6 @@ import {
   contact,
   conversation,
   count,
-  type Db,
   delivery,
   item,
   message,
@@ -26,7 +26,7 @@ import {
 } from './seed.ts';
 
 let svc: TestService;
-let db: Db;
+let db: Database;
 beforeAll(async () => {
   svc = await startTestService({ WORKER: 'off' });
   db = svc.services.db;
