@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { authRoutes } from './auth/routes.ts';
-import { functionRoutes } from './functions/routes.ts';
+import { functionRoutes, WEBHOOK_RECEIVERS } from './functions/routes.ts';
 import { MCP_PATH, originPolicy } from './mcp/origin.ts';
 import { AppError, errorBody, toAppError } from './platform/errors.ts';
 import { trustedProxies } from './platform/http/client-ip.ts';
@@ -42,18 +42,21 @@ export function buildApp(s: Services) {
       c.req.path !== MCP_PATH ? '*' : mcpOrigins.allowsOrigin(origin) ? origin : null,
     ),
   );
+  // Webhook receivers take what providers send (whole orders); everything else the general limit.
+  const receivers = new Set(WEBHOOK_RECEIVERS.map((name) => `/functions/v1/${name}`));
+  const limitOf = (c: Context) =>
+    receivers.has(c.req.path) ? s.config.webhookBodyLimitBytes : s.config.bodyLimitBytes;
   const tooLarge = (c: Context): never => {
     // The rest of the body is never read, so this connection must not carry another request.
     const outgoing = (c.env as { outgoing?: { shouldKeepAlive: boolean } } | undefined)?.outgoing;
     if (outgoing) outgoing.shouldKeepAlive = false;
-    throw new AppError(
-      413,
-      'payload_too_large',
-      `The request body is larger than ${s.config.bodyLimitBytes} bytes`,
-      { limit_bytes: s.config.bodyLimitBytes },
-    );
+    const limit = limitOf(c);
+    throw new AppError(413, 'payload_too_large', `The request body is larger than ${limit} bytes`, {
+      limit_bytes: limit,
+    });
   };
-  const limitBody = bodyLimit({ maxSize: s.config.bodyLimitBytes, onError: tooLarge });
+  const generalBody = bodyLimit({ maxSize: s.config.bodyLimitBytes, onError: tooLarge });
+  const webhookBody = bodyLimit({ maxSize: s.config.webhookBodyLimitBytes, onError: tooLarge });
   // hono's bodyLimit asks `c.req.raw.body` first, which makes @hono/node-server build the whole
   // WHATWG Request (Headers, AbortSignal, body stream) that its lightweight request never builds
   // otherwise. GET and HEAD carry no body here; a body with a Content-Length is held to it by
@@ -62,8 +65,9 @@ export function buildApp(s: Services) {
   app.use('*', (c, next) => {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     const length = c.req.header('content-length');
-    if (length === undefined || c.req.header('transfer-encoding') !== undefined) return limitBody(c, next);
-    return Number.parseInt(length, 10) > s.config.bodyLimitBytes ? tooLarge(c) : next();
+    if (length === undefined || c.req.header('transfer-encoding') !== undefined)
+      return receivers.has(c.req.path) ? webhookBody(c, next) : generalBody(c, next);
+    return Number.parseInt(length, 10) > limitOf(c) ? tooLarge(c) : next();
   });
 
   app.get('/health', async (c) => {

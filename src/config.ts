@@ -46,6 +46,8 @@ const schema = z.object({
   // Browser origins besides PUBLIC_URL's that may call the MCP endpoint: comma-separated origins.
   MCP_ALLOWED_ORIGINS: z.string().optional(),
   BODY_LIMIT_BYTES: int(1024 * 1024),
+  // Webhook receivers take whole orders as the provider sends them (a 250-line Shopify order is ~2 MB).
+  WEBHOOK_BODY_LIMIT_BYTES: int(8 * 1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: int(10_000),
   // Where links in emails land (the dashboard); unset: the service's own public address.
   SITE_URL: z.string().url().optional(),
@@ -152,6 +154,8 @@ export type Config = {
   /** Origins (scheme://host[:port]) allowed to call the MCP endpoint besides the service's own. */
   mcpAllowedOrigins: string[];
   bodyLimitBytes: number;
+  /** The body limit of the webhook receivers (WEBHOOK_RECEIVERS). */
+  webhookBodyLimitBytes: number;
   shutdownTimeoutMs: number;
   /** Unset means: the public URL. */
   siteUrl: string | undefined;
@@ -266,6 +270,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy,
     mcpAllowedOrigins,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    webhookBodyLimitBytes: e.WEBHOOK_BODY_LIMIT_BYTES,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     siteUrl: e.SITE_URL?.replace(/\/+$/, ''),
     uriAllowList,

@@ -66,6 +66,11 @@ export async function startService(
   const server = createAdaptorServer({
     fetch: (req: Request, env: unknown) => (handle ? handle(req, env) : new Response(null, { status: 503 })),
   }) as Server;
+  // Idle keep-alive connections outlive the clients' and proxies' in front (undici 4 s, load
+  // balancers 60 s), so the client closes first and never sends on a socket this side is closing
+  // (with Node's 5 s default, a request racing the close is reset: ECONNRESET, or a proxy's 502).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

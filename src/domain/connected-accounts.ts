@@ -36,7 +36,17 @@ export const NewConnectedAccount = z
         path: ['webhook_secret'],
         message: 'A Shopify account needs its app secret as webhook_secret',
       });
-  });
+    // Shopify names the shop by its permanent domain in X-Shopify-Shop-Domain, lowercase.
+    if (v.provider === 'shopify' && !SHOP_DOMAIN.test(v.external_id))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['external_id'],
+        message: 'A Shopify account is its shop domain, e.g. my-shop.myshopify.com',
+      });
+  })
+  .transform((v) => (v.provider === 'shopify' ? { ...v, external_id: v.external_id.toLowerCase() } : v));
+
+const SHOP_DOMAIN = /^[a-z0-9][a-z0-9-]{0,99}\.myshopify\.com$/i;
 
 export type ConnectedAccount = {
   organization_id: string;

@@ -30,7 +30,8 @@ const normalizeTags = (tags: string[]) => [...new Set(tags.map((t) => t.trim()).
 /** A contact's email already taken: the caller learns which contact has it. */
 async function refuseTakenEmail(tx: Queryable, email: string, except?: string) {
   const [taken] = await tx.query<{ id: string }>(
-    'select id from public.contacts where email = lower(btrim($1)) and id is distinct from $2::uuid',
+    `select id from public.contacts where organization_id = app.current_org_id()
+        and email = lower(btrim($1)) and id is distinct from $2::uuid`,
     [email, except ?? null],
   );
   if (taken) {

@@ -27,7 +27,7 @@ export type Deps = {
  * assumes one: the entry point names itself. (`order` is a contact created for an order's
  * customer; imports and webhooks name their channel, e.g. `shopify`.)
  */
-export type Source = 'mcp' | 'rest' | 'function' | 'dashboard' | 'order' | MessagingChannel;
+export type Source = 'mcp' | 'rest' | 'function' | 'dashboard' | 'order' | 'shopify' | MessagingChannel;
 
 /** The channels a conversation runs over (a contact found from one names it as its source). */
 export type MessagingChannel = 'whatsapp' | 'messenger' | 'instagram';

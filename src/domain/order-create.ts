@@ -20,7 +20,10 @@ const ITEM = 'id, unit_price, currency, auto_created';
  * Linking inventory and contacts may fail (a plan ceiling, a race on a unique SKU) without
  * losing the order.
  */
-async function attempt<T>(tx: Queryable, fn: () => Promise<T>): Promise<{ ok: T } | { failed: AppError }> {
+export async function attempt<T>(
+  tx: Queryable,
+  fn: () => Promise<T>,
+): Promise<{ ok: T } | { failed: AppError }> {
   await tx.query('savepoint link');
   try {
     const ok = await fn();
@@ -32,13 +35,27 @@ async function attempt<T>(tx: Queryable, fn: () => Promise<T>): Promise<{ ok: T 
   }
 }
 
-/** An item whose name matches the line's (case-insensitive), else its SKU, else a new draft item. */
-async function matchItem(tx: Queryable, line: OrderLineInput, currency: string): Promise<Item> {
+/** Which key of a line decides first: the name (the spec's rule for orders made here) or the SKU (imports). */
+export type MatchFirst = 'name' | 'sku';
+
+/**
+ * An item whose name matches the line's (case-insensitive) or whose SKU does, the one `first`
+ * names winning a tie, else a new draft item.
+ */
+async function matchItem(
+  tx: Queryable,
+  line: OrderLineInput,
+  currency: string,
+  first: MatchFirst,
+): Promise<Item> {
   const [match] = await tx.query<Item>(
     `select ${ITEM} from public.inventory_items
-      where lower(name) = lower(btrim($1)) or ($2::text is not null and lower(sku) = lower(btrim($2)))
-      order by (lower(name) = lower(btrim($1))) desc, (status = 'active') desc, created_at limit 1`,
-    [line.name, line.sku ?? null],
+      where organization_id = app.current_org_id()
+        and (lower(name) = lower(btrim($1)) or ($2::text is not null and lower(sku) = lower(btrim($2))))
+      order by case when $3 = 'sku' then $2::text is not null and lower(sku) = lower(btrim($2))
+                    else lower(name) = lower(btrim($1)) end desc,
+               (status = 'active') desc, created_at limit 1`,
+    [line.name, line.sku ?? null, first],
   );
   if (match) return { ...match, auto_created: false };
   const [created] = await tx.query<Item>(
@@ -53,18 +70,20 @@ async function matchItem(tx: Queryable, line: OrderLineInput, currency: string):
  * The inventory item of a line: the given item_id when it exists in the organization, else a
  * match by name or SKU. Nothing here stops the order: what fails is reported as a warning.
  */
-async function linkItem(
+export async function linkItem(
   tx: Queryable,
   line: OrderLineInput,
   n: number,
   currency: string,
   warn: (w: OrderWarning) => void,
+  first: MatchFirst = 'name',
 ): Promise<Item | null> {
   const label = `Line ${n + 1} ("${line.name}")`;
   if (line.item_id) {
-    const [item] = await tx.query<Item>(`select ${ITEM} from public.inventory_items where id = $1`, [
-      line.item_id,
-    ]);
+    const [item] = await tx.query<Item>(
+      `select ${ITEM} from public.inventory_items where organization_id = app.current_org_id() and id = $1`,
+      [line.item_id],
+    );
     if (item) return { ...item, auto_created: false };
     warn({
       code: 'not_found',
@@ -72,7 +91,7 @@ async function linkItem(
       message: `${label}: no inventory item ${line.item_id} in this organization; matched by name and SKU instead`,
     });
   }
-  const linked = await attempt(tx, () => matchItem(tx, line, currency));
+  const linked = await attempt(tx, () => matchItem(tx, line, currency, first));
   if ('ok' in linked) return linked.ok;
   warn({
     code: linked.failed.code,
@@ -101,7 +120,28 @@ function linePrice(
   return 0;
 }
 
-/** The contact an order belongs to: the one named, else one with the customer's email or phone, else a new one. */
+export type Customer = {
+  email: string | null;
+  phone: string | null;
+  first_name: string | null;
+  last_name: string | null;
+};
+
+/** The contact with the customer's email, else phone, else a new one; null when nothing identifies them. */
+export async function findOrCreateCustomer(tx: Queryable, c: Customer, source: Source) {
+  const email = c.email?.trim().toLowerCase() || null;
+  if (!email && !c.phone && !c.first_name && !c.last_name) return null;
+  const [found] = await tx.query<{ id: string }>(
+    `select id from public.contacts where organization_id = app.current_org_id() and (email = $1 or phone = $2)
+      order by (email = $1) desc nulls last, created_at limit 1`,
+    [email, c.phone],
+  );
+  if (found) return found.id;
+  const contact = await insertContact(tx, { ...c, email }, source);
+  return contact.id;
+}
+
+/** The contact an order belongs to: the one named, else the customer's (findOrCreateCustomer). */
 async function linkContact(tx: Queryable, input: CreateOrderInput, phone: string | null) {
   if (input.contact_id) {
     const [c] = await tx.query<{ id: string }>('select id from public.contacts where id = $1', [
@@ -110,22 +150,17 @@ async function linkContact(tx: Queryable, input: CreateOrderInput, phone: string
     if (!c) throw notFound('contact');
     return c.id;
   }
-  const email = input.customer_email?.trim().toLowerCase() || null;
-  const name = input.customer_name?.trim() ?? '';
-  if (!email && !phone && !name) return null;
-  const [found] = await tx.query<{ id: string }>(
-    `select id from public.contacts where email = $1 or phone = $2
-      order by (email = $1) desc nulls last, created_at limit 1`,
-    [email, phone],
-  );
-  if (found) return found.id;
-  const [first, ...rest] = name.split(/\s+/);
-  const contact = await insertContact(
+  const [first, ...rest] = (input.customer_name?.trim() ?? '').split(/\s+/);
+  return findOrCreateCustomer(
     tx,
-    { first_name: first || null, last_name: rest.join(' ') || null, email, phone },
+    {
+      email: input.customer_email ?? null,
+      phone,
+      first_name: first || null,
+      last_name: rest.join(' ') || null,
+    },
     'order',
   );
-  return contact.id;
 }
 
 /**

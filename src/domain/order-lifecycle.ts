@@ -30,3 +30,27 @@ export const STOCK_EFFECTS: Record<string, string> = {
   shipped: 'consumes the reservation: quantity_on_hand -= quantity, quantity_reserved -= quantity',
   returned: 'restocks: quantity_on_hand += quantity',
 };
+
+/**
+ * The shortest walk of allowed moves from one status to another, without `from` (empty when they
+ * are the same); null when the lifecycle cannot get there. Imports that learn an order's state
+ * late (paid and shipped at once) take every step, so stock moves as it would have.
+ */
+export function pathTo(from: OrderStatus, to: OrderStatus): OrderStatus[] | null {
+  const previous = new Map<OrderStatus, OrderStatus | null>([[from, null]]);
+  const queue: OrderStatus[] = [from];
+  for (let s = queue.shift(); s !== undefined; s = queue.shift()) {
+    if (s === to) {
+      const path: OrderStatus[] = [];
+      for (let at: OrderStatus | null | undefined = s; at && at !== from; at = previous.get(at))
+        path.unshift(at);
+      return path;
+    }
+    for (const next of ORDER_TRANSITIONS[s])
+      if (!previous.has(next)) {
+        previous.set(next, s);
+        queue.push(next);
+      }
+  }
+  return null;
+}

@@ -8,7 +8,7 @@ import { PHONE_INPUT_MAX } from './input-limits.ts';
 const PHONE_HINT = 'Use international (E.164) form with the country code, e.g. +14155550123';
 
 /** A phone number as stored, or null when it cannot be one; the country code cannot be guessed. */
-function e164(raw: string): string | null {
+export function e164(raw: string): string | null {
   // "+44 (0)20 …": the bracketed trunk zero is dialled only inside the country.
   let p = raw.replace(/^(\s*(?:\+|00)\s*[1-9]\d{0,2})\s*\(0\)/, '$1').replace(/[\s().\-/]/g, '');
   if (p.startsWith('00')) p = `+${p.slice(2)}`;

@@ -1,14 +1,12 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { InternalEvent, internalDeliveryId } from '../channels/internal-webhook.ts';
 import { sameSecret } from '../channels/meta-signature.ts';
 import { PROVIDER_OF } from '../domain/conversations.ts';
 import { storeDelivery } from '../domain/webhook-events.ts';
-import { AppError, fromZodIssues, notFound, unauthorized, validationError } from '../platform/errors.ts';
-import { addressKey } from '../platform/http/client-ip.ts';
+import { fromZodIssues, notFound, unauthorized, validationError } from '../platform/errors.ts';
 import { errorResponses, jsonResponse, newRouter } from '../platform/http/openapi.ts';
-import { hitEach } from '../platform/rate-limit.ts';
 import type { Services } from '../services.ts';
+import { limitWebhooks, readJson } from './webhook-receiver.ts';
 
 // POST /functions/v1/internal-webhook (docs/webhooks.md): trusted systems post
 // `{organization_id, type, data, id?}` with `Authorization: Bearer <INTERNAL_WEBHOOK_TOKEN>`.
@@ -34,8 +32,7 @@ const route = createRoute({
 });
 
 export function internalWebhook(s: Services) {
-  const limit = (c: Context) =>
-    hitEach([[s.limits.webhookPerIp, addressKey(c.get('clientIp')), 'webhook deliveries from this address']]);
+  const limit = limitWebhooks(s);
   return newRouter().openapi(route, async (c) => {
     const token = s.config.internalWebhookToken;
     if (!token) throw notFound('receiver');
@@ -44,12 +41,7 @@ export function internalWebhook(s: Services) {
     const given = auth.startsWith('Bearer ') ? auth.slice(7) : '';
     if (!sameSecret(given, token)) throw unauthorized('A valid internal webhook token is required');
     const raw = new Uint8Array(await c.req.arrayBuffer());
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
-    } catch {
-      throw new AppError(400, 'validation_error', 'The body is not JSON');
-    }
+    const { text, json: parsed } = readJson(raw);
     const event = InternalEvent.safeParse(parsed);
     if (!event.success) throw fromZodIssues(event.error.issues);
     const e = event.data;
@@ -81,7 +73,7 @@ export function internalWebhook(s: Services) {
       provider: 'internal',
       deliveryId: internalDeliveryId(e, raw),
       topic: e.type,
-      payload: new TextDecoder().decode(raw),
+      payload: text,
       accounts: [{ organization_id: e.organization_id, id: accountId }],
     });
     c.get('log').info(

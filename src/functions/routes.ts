@@ -18,6 +18,7 @@ import { organizationMembers } from './organization-members.ts';
 import { organizationPlan } from './organization-plan.ts';
 import { organizationSwitch } from './organization-switch.ts';
 import { sendMessageFunctions } from './send-message.ts';
+import { shopifyWebhook } from './shopify-webhook.ts';
 import { webhookEvents } from './webhook-events.ts';
 import { whatsappWebhook } from './whatsapp-webhook.ts';
 
@@ -51,6 +52,9 @@ const SIGNED_IN = [
   ...IN_ORGANIZATION,
 ];
 
+/** The public receivers, verified by their provider's signature or token; they take larger bodies. */
+export const WEBHOOK_RECEIVERS = ['whatsapp-webhook', 'meta-webhook', 'shopify-webhook', 'internal-webhook'];
+
 /** /functions/v1/<name>: one file per function. */
 export function functionRoutes(s: Services) {
   const app = newRouter();
@@ -74,6 +78,7 @@ export function functionRoutes(s: Services) {
     sendMessageFunctions(s),
     webhookEvents(s),
     whatsappWebhook(s),
+    shopifyWebhook(s),
     internalWebhook(s),
   ]) {
     app.route('/', r);

@@ -1,14 +1,12 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { bodyDigest, sameSecret, verifyMetaSignature } from '../channels/meta-signature.ts';
 import { asMetaDelivery, metaRoutes } from '../channels/meta-webhook.ts';
 import { routeOf } from '../domain/connected-accounts.ts';
 import { storeDelivery } from '../domain/webhook-events.ts';
-import { AppError, forbidden, notFound, unauthorized, validationError } from '../platform/errors.ts';
-import { addressKey } from '../platform/http/client-ip.ts';
+import { forbidden, notFound, unauthorized, validationError } from '../platform/errors.ts';
 import { errorResponses, jsonResponse, newRouter } from '../platform/http/openapi.ts';
-import { hitEach } from '../platform/rate-limit.ts';
 import type { Services } from '../services.ts';
+import { limitWebhooks, readJson } from './webhook-receiver.ts';
 
 // Meta's webhook receiver (docs/webhooks.md), mounted as whatsapp-webhook and meta-webhook: the
 // subscription handshake (GET) and deliveries (POST) for WhatsApp, Messenger and Instagram.
@@ -46,8 +44,7 @@ const delivery = (name: string) =>
 
 export function whatsappWebhook(s: Services) {
   const app = newRouter();
-  const limit = (c: Context) =>
-    hitEach([[s.limits.webhookPerIp, addressKey(c.get('clientIp')), 'webhook deliveries from this address']]);
+  const limit = limitWebhooks(s);
   for (const name of NAMES) {
     app.openapi(handshake(name), async (c) => {
       const { appSecret, verifyToken } = s.config.meta;
@@ -74,12 +71,7 @@ export function whatsappWebhook(s: Services) {
       // One message for every refusal: a forger learns nothing about which part was wrong.
       if (!verifyMetaSignature(raw, c.req.header('x-hub-signature-256'), appSecret))
         throw unauthorized('The request is not signed by Meta');
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
-      } catch {
-        throw new AppError(400, 'validation_error', 'The body is not JSON');
-      }
+      const { text, json: parsed } = readJson(raw);
       const d = asMetaDelivery(parsed);
       if (!d)
         throw validationError(
@@ -108,7 +100,7 @@ export function whatsappWebhook(s: Services) {
           provider: 'meta',
           deliveryId: bodyDigest(raw),
           topic: d.object,
-          payload: new TextDecoder().decode(raw),
+          payload: text,
           accounts,
         });
         log.info(

@@ -1,14 +1,18 @@
 import { internalEvents, parseInternal } from '../channels/internal-webhook.ts';
 import { asMetaDelivery, metaEvents } from '../channels/meta-webhook.ts';
+import { isShopifyOrderTopic, readShopifyOrder } from '../channels/shopify-order.ts';
 import type { Config } from '../config.ts';
 import { applyInbound } from '../domain/inbound-messages.ts';
 import { applyOrderStatusEvent } from '../domain/internal-order-status.ts';
+import { importShopifyOrder } from '../domain/shopify-orders.ts';
 import {
   lockEvent,
   markEvent,
   PROCESS_WEBHOOK_EVENT,
   type ProcessWebhookJob,
+  type WebhookEvent,
 } from '../domain/webhook-events.ts';
+import type { Queryable } from '../platform/db/database.ts';
 import { AppError, type PgError } from '../platform/errors.ts';
 import type { JobDefinition, JobOutcome, JobPolicy } from '../platform/queue/queue.ts';
 import type { JobDeps } from './index.ts';
@@ -33,6 +37,8 @@ export const webhookPolicy = (config: Config): JobPolicy => ({
 });
 
 const isCeiling = (e: unknown) => (e as PgError).code === 'SV403';
+/** A rule of the database's own (SV400 validation, SV409 transition or lock), not a passing fault. */
+const isRefusal = (e: unknown) => /^SV4\d\d$/.test((e as PgError).code ?? '');
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** One run over the event; what the queue should do next. */
@@ -45,6 +51,7 @@ export async function processWebhookEvent(
       const ev = await lockEvent(tx, job);
       // Purged, or settled by an earlier run whose lease ran out: nothing to do.
       if (ev?.status !== 'pending') return { status: 'done' };
+      if (ev.provider === 'shopify') return await importShopify(tx, job, ev);
       if (ev.provider === 'internal') {
         const internal = parseInternal(ev.payload);
         if (internal?.type === 'order.status') {
@@ -79,15 +86,39 @@ export async function processWebhookEvent(
       await markEvent(deps.db, job, 'rejected', messageOf(err));
       return { status: 'done' };
     }
-    // Refused by a domain rule (an identity that is no phone number, a disconnected account):
-    // retrying cannot help; the event is failed at once and can be replayed once that changes.
-    if (err instanceof AppError && err.status < 500) {
+    // Refused by a domain rule (an identity that is no phone number, a disconnected account, an
+    // order over the line limit): retrying cannot help; the event is failed at once and can be
+    // replayed once that changes.
+    if ((err instanceof AppError && err.status < 500) || isRefusal(err)) {
       await markEvent(deps.db, job, 'failed', messageOf(err));
       return { status: 'done' };
     }
     await markEvent(deps.db, job, 'pending', messageOf(err));
     return { status: 'retry', error: err };
   }
+}
+
+/** A Shopify event: an order topic imports the order; other topics are kept and ignored. */
+async function importShopify(tx: Queryable, job: ProcessWebhookJob, ev: WebhookEvent): Promise<JobOutcome> {
+  const read = isShopifyOrderTopic(ev.topic) ? readShopifyOrder(ev.payload) : null;
+  if (!read) {
+    await markEvent(tx, job, 'ignored', null);
+    return { status: 'done' };
+  }
+  if ('problems' in read) {
+    await markEvent(tx, job, 'failed', `not a Shopify order: ${read.problems.join('; ')}`);
+    return { status: 'done' };
+  }
+  const imported = await importShopifyOrder(tx, ev.organization_id, read.order, ev.topic);
+  if (imported.outcome === 'stale')
+    await markEvent(
+      tx,
+      job,
+      'ignored',
+      `older than the Shopify update already applied (${imported.applied_at})`,
+    );
+  else await markEvent(tx, job, 'processed', null);
+  return { status: 'done' };
 }
 
 export function processWebhookEventJob(deps: JobDeps): JobDefinition<ProcessWebhookJob> {

@@ -50,7 +50,8 @@ const SCHEMAS: Record<string, unknown> = {
     stock_effects: STOCK_EFFECTS,
     numbering: 'ORD- followed by a six-digit sequence per organization (ORD-000001, ORD-000002, …)',
     rules: [
-      'totals are computed from the lines: line total = quantity × unit_price; total = subtotal + tax_total + shipping_total',
+      'totals are computed from the lines: line total = quantity × unit_price; total = subtotal − discount_total + shipping_total + tax_total (tax_total only when not taxes_included)',
+      'orders imported from Shopify have source shopify, external_id the Shopify id and external_name its #number',
       'lines can change only while the order is pending (error order_locked)',
       'a line without item_id is linked by product name (case-insensitive), then SKU, else to a new draft item with auto_created',
     ],

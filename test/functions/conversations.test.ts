@@ -27,7 +27,7 @@ const connect = async (s: Session, provider: string) => {
     token: s.access_token,
     body: {
       provider,
-      external_id: `${provider}-${process.pid}-${++seq}`,
+      external_id: `${provider}-${process.pid}-${++seq}${provider === 'shopify' ? '.myshopify.com' : ''}`,
       access_token: 'tok',
       webhook_secret: 'hook',
     },

@@ -113,14 +113,20 @@ describe('signatures', () => {
 });
 
 describe('body size', () => {
-  it('refuses a delivery over BODY_LIMIT_BYTES with 413 before reading it, and stores nothing', async () => {
-    const limit = svc.services.config.bodyLimitBytes;
+  it('refuses a delivery over WEBHOOK_BODY_LIMIT_BYTES with 413 before reading it, and stores nothing', async () => {
+    const limit = svc.services.config.webhookBodyLimitBytes;
     const big = `{"object":"page","entry":[],"pad":"${'x'.repeat(limit)}"}`;
     const before = await countOf(svc, 'app.webhook_deliveries');
     const r = await deliver(svc, big);
     expect(r.status).toBe(413);
-    expect(r.json.error).toBe('payload_too_large');
+    expect(r.json).toMatchObject({ error: 'payload_too_large', details: { limit_bytes: limit } });
     expect(await countOf(svc, 'app.webhook_deliveries')).toBe(before);
+  });
+
+  it('takes a delivery larger than BODY_LIMIT_BYTES, the limit of every other request', async () => {
+    const pad = 'x'.repeat(svc.services.config.bodyLimitBytes);
+    const body = `{"object":"whatsapp_business_account","entry":[],"pad":"${pad}"}`;
+    expect((await deliver(svc, body)).status).toBe(200);
   });
 });
 
