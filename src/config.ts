@@ -108,6 +108,10 @@ const schema = z.object({
     .min(1)
     .max(7 * 86400)
     .default(3 * 3600),
+  // The retention purge (docs/retention.md): rows per delete statement, and the UTC hour of the
+  // daily run.
+  PURGE_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(1000),
+  PURGE_HOUR_UTC: z.coerce.number().int().min(0).max(23).default(3),
   // The job worker (docs/jobs.md): in this process beside the API, or not (`svc worker` elsewhere).
   WORKER: z.enum(['inline', 'off']).default('inline'),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
@@ -176,6 +180,8 @@ export type Config = {
   /** How outbound messages are retried (src/jobs/send-message.ts). */
   sendRetry: { firstRetrySeconds: number; attempts: number; backoffSeconds: number; maxAgeSeconds: number };
   worker: { mode: 'inline' | 'off'; concurrency: number; pollMs: number; superviseSeconds: number };
+  /** The retention purge (src/jobs/purge-expired.ts): rows per statement, UTC hour of the daily run. */
+  purge: { batchSize: number; hourUtc: number };
   recovery: {
     tokenTtlSeconds: number;
     maxPerEmail: number;
@@ -303,6 +309,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       pollMs: e.WORKER_POLL_MS,
       superviseSeconds: e.WORKER_SUPERVISE_SECONDS,
     },
+    purge: { batchSize: e.PURGE_BATCH_SIZE, hourUtc: e.PURGE_HOUR_UTC },
     recovery: {
       tokenTtlSeconds: e.RECOVERY_TOKEN_TTL_SECONDS,
       maxPerEmail: e.RECOVER_MAX_PER_EMAIL,

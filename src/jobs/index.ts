@@ -9,6 +9,7 @@ import { openQueue } from '../platform/queue/pg-boss.ts';
 import type { JobDefinition, Queue } from '../platform/queue/queue.ts';
 import type { Secrets } from '../platform/secrets.ts';
 import { processWebhookEventJob } from './process-webhook-event.ts';
+import { purgeExpiredJob, scheduleNextPurge } from './purge-expired.ts';
 import { sendMessageJob } from './send-message.ts';
 
 /** What a job may use: the same in `svc start` (worker inline) and `svc worker`. */
@@ -24,7 +25,13 @@ export type JobDeps = {
 
 export type MakeJob = (deps: JobDeps) => JobDefinition<never>;
 
-const JOBS: MakeJob[] = [sendMessageJob, processWebhookEventJob];
+const JOBS: MakeJob[] = [sendMessageJob, processWebhookEventJob, purgeExpiredJob];
+
+/**
+ * Recurring jobs: each makes sure its next run is in the queue, idempotently (a keyed enqueue), so
+ * every worker calls it at start and only the first call of a period creates the job.
+ */
+const SCHEDULES: ((deps: JobDeps) => Promise<void>)[] = [scheduleNextPurge];
 
 /**
  * Opens the queue and registers every job (and `extra`, which tests pass). A worker (`work`) also
@@ -45,7 +52,10 @@ export async function startJobs(
   try {
     const deps = { ...base, queue };
     await queue.register([...JOBS, ...(opts.extra ?? [])].map((make) => make(deps)));
-    if (opts.work) await queue.work({ concurrency: worker.concurrency });
+    if (opts.work) {
+      await queue.work({ concurrency: worker.concurrency });
+      for (const schedule of SCHEDULES) await schedule(deps);
+    }
   } catch (err) {
     await queue.stop({ timeoutMs: 1000 }).catch(() => {});
     throw err;

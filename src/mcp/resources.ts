@@ -92,7 +92,7 @@ export const RESOURCES: Resource[] = [
     name: 'organization-info',
     title: 'Organization and access',
     description:
-      'The organization, its plan with limits and current usage, and this agent’s key, scopes and token expiry',
+      'The organization, its plan with limits and current usage, how long data is kept, and this agent’s key, scopes and token expiry',
     mimeType: 'application/json',
   },
   ...(['contacts', 'orders', 'inventory', 'social'] as const).map((name) => ({
