@@ -54,7 +54,7 @@ export type SocialPostChangesInput = z.input<typeof SocialPostChanges>;
 export async function requireSocialPlan(deps: Pick<Deps, 'plans'>, principal: Principal): Promise<void> {
   const org = claimedOrganization(principal);
   const plan = org ? await deps.plans.forOrganization(org) : null;
-  if (!plan || plan.slug !== 'free') return;
+  if (plan?.slug !== 'free') return;
   throw new AppError(
     403,
     'plan_required',
