@@ -150,8 +150,8 @@ begin
     select n + count(*) into n from gone;
     return query select 'agent_auth_attempts', n;
 
-  -- Social posts: no table yet. When public.social_posts comes, its branch goes here (purged by
-  -- published_at, or updated_at for drafts and failures) and src/domain/retention.ts lists it.
+  -- Social posts (0022) are not purged yet: their media files live in the storage bucket, which
+  -- this function cannot reach (docs/social.md, "Retention").
   else
     raise exception 'unknown purge kind %', kind using errcode = '22023';
   end case;

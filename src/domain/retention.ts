@@ -8,7 +8,7 @@ import type { Database } from '../platform/db/database.ts';
 
 /**
  * What the purge visits, in this order: messages before their conversations (so a conversation's
- * delete cascades to few rows). Social posts join here when their table exists.
+ * delete cascades to few rows). Social posts join once their media files go with them.
  */
 export const PURGE_KINDS = [
   'messages',
