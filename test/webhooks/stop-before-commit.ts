@@ -1,4 +1,4 @@
-import type { Database } from '../../src/platform/db/database.ts';
+import type { Database, Row } from '../../src/platform/db/database.ts';
 
 // A database whose transactions stop just before their commit, as a worker killed at that moment
 // leaves them: everything the run wrote (the message, the unread count, the event marked
@@ -19,9 +19,19 @@ export function stopBeforeCommit(db: Database, how: 'hang' | 'rollback', reached
   return {
     ...db,
     async transaction(fn) {
+      // Only a webhook event's processing stops: the worker's other transactions (scheduling the
+      // daily purge at start, say) commit as usual.
+      let processing = false;
       try {
-        await db.transaction(async (tx) => {
-          await fn(tx);
+        return await db.transaction(async (tx) => {
+          const watched = {
+            query: <T extends Row>(sql: string, params?: unknown[]) => {
+              if (sql.includes('app.webhook_events')) processing = true;
+              return tx.query<T>(sql, params);
+            },
+          };
+          const result = await fn(watched);
+          if (!processing) return result;
           reached();
           if (how === 'hang') await NEVER;
           throw stop;
