@@ -105,6 +105,13 @@ const schema = z.object({
     .min(1)
     .max(7 * 86400)
     .default(3 * 3600),
+  // The social-media bucket's files (docs/storage.md); unset: DATA_DIR/storage.
+  STORAGE_DIR: z.string().min(1).optional(),
+  // Hosts (host or host:port, comma-separated) media_urls may fetch from over plain http and at
+  // private addresses: development and tests only; everything else must be public https.
+  MEDIA_FETCH_ALLOW_HOSTS: z.string().optional(),
+  // Deadline of one media download, redirects and body included.
+  MEDIA_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
   // The job worker (docs/jobs.md): in this process beside the API, or not (`svc worker` elsewhere).
   WORKER: z.enum(['inline', 'off']).default('inline'),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
@@ -173,6 +180,9 @@ export type Config = {
   /** How outbound messages are retried (src/jobs/send-message.ts). */
   sendRetry: { firstRetrySeconds: number; attempts: number; backoffSeconds: number; maxAgeSeconds: number };
   worker: { mode: 'inline' | 'off'; concurrency: number; pollMs: number; superviseSeconds: number };
+  /** The object store of /storage/v1 (src/platform/storage) and the media download's limits. */
+  storage: { dir: string };
+  mediaFetch: { allowHosts: string[]; timeoutMs: number };
   recovery: {
     tokenTtlSeconds: number;
     maxPerEmail: number;
@@ -296,6 +306,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       pollMs: e.WORKER_POLL_MS,
       superviseSeconds: e.WORKER_SUPERVISE_SECONDS,
     },
+    storage: { dir: path.resolve(e.STORAGE_DIR ?? path.join(e.DATA_DIR, 'storage')) },
+    mediaFetch: { allowHosts: commaList(e.MEDIA_FETCH_ALLOW_HOSTS), timeoutMs: e.MEDIA_FETCH_TIMEOUT_MS },
     recovery: {
       tokenTtlSeconds: e.RECOVERY_TOKEN_TTL_SECONDS,
       maxPerEmail: e.RECOVER_MAX_PER_EMAIL,
@@ -305,6 +317,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
   };
 }
+
+const commaList = (text: string | undefined) =>
+  (text ?? '')
+    .split(',')
+    .map((item) => item.trim().toLowerCase())
+    .filter(Boolean);
 
 /** An origin as browsers send it (`Origin` header): scheme, host and port only, lower-cased. */
 function origin(text: string): string {
