@@ -87,6 +87,17 @@ export function createDiskStore(root: string): ObjectStore {
       }
     },
 
+    async head(key) {
+      try {
+        const info = await stat(fileOf(key));
+        if (!info.isFile()) return null;
+        return { contentType: await contentTypeOf(key), size: info.size, updatedAt: info.mtime };
+      } catch (err) {
+        if (errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR') return null;
+        throw err;
+      }
+    },
+
     async remove(keys) {
       const removed: string[] = [];
       for (const key of new Set(keys)) {

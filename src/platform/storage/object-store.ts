@@ -4,7 +4,8 @@
 // (objectKey() checks them). The store knows nothing of tenants: callers put the organization's
 // id first in the path and decide who may ask for what.
 
-export type StoredObject = { bytes: Uint8Array; contentType: string; size: number; updatedAt: Date };
+export type ObjectInfo = { contentType: string; size: number; updatedAt: Date };
+export type StoredObject = ObjectInfo & { bytes: Uint8Array };
 
 /**
  * One entry under a folder: a file, or a sub-folder whose `name` ends with `/` (size 0, no
@@ -16,6 +17,8 @@ export interface ObjectStore {
   /** Stores the whole object or nothing (readers never see it half-written); replaces any old one. */
   put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
   get(key: string): Promise<StoredObject | null>;
+  /** What `get` says of an object, without its bytes (signing a URL must not read a video). */
+  head(key: string): Promise<ObjectInfo | null>;
   /** Removes what exists of `keys`; returns the keys it removed. */
   remove(keys: string[]): Promise<string[]>;
   /**
