@@ -9,6 +9,7 @@ import { meter } from '../platform/http/meter.ts';
 import { InvalidKeyError, type ObjectInfo, objectKey } from '../platform/storage/object-store.ts';
 import type { Services } from '../services.ts';
 import { folderOf, inFolder } from './access.ts';
+import { SOCIAL_MEDIA_BUCKET } from './bucket.ts';
 import { invalidKey, keyExists, noSuchBucket, noSuchKey, outsideOwnFolder } from './errors.ts';
 import { signObjectUrl, verifyObjectUrl } from './signed-url.ts';
 import { readUpload } from './upload-body.ts';
@@ -19,7 +20,6 @@ import { readUpload } from './upload-body.ts';
 // folder only (access.ts), and another organization's objects answer as missing ones do.
 // docs/storage.md.
 
-export const SOCIAL_MEDIA_BUCKET = 'social-media';
 const BUCKETS = new Set([SOCIAL_MEDIA_BUCKET]);
 const PREFIX = '/storage/v1/object/';
 const MAX_SIGNED_SECONDS = 365 * 24 * 3600;
