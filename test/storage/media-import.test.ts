@@ -17,6 +17,7 @@ const FILES: Record<string, Uint8Array> = {
   '/a.png': png(3, 4),
   '/b.mp4': mp4(),
   '/c.gif': gif(),
+  '/tiny.gif': gif(1, 1, 100),
   '/page': html(),
 };
 let server: Server;
@@ -26,6 +27,7 @@ let root: string;
 beforeAll(async () => {
   server = createServer((req, res) => {
     const file = FILES[req.url ?? ''];
+    if (req.url === '/hang') return; // never answers
     if (req.url === '/to-loopback') {
       res.writeHead(302, { location: 'https://127.0.0.1:1/a.png' });
       return void res.end();
@@ -42,9 +44,9 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const deps = () => ({
+const deps = (options: { timeoutMs?: number; maxBytes?: number } = {}) => ({
   storage: createDiskStore(root),
-  options: { allowHosts: [new URL(origin).host], timeoutMs: 5000 },
+  options: { allowHosts: [new URL(origin).host], timeoutMs: 5000, ...options },
 });
 const filesOnDisk = () => {
   try {
@@ -75,12 +77,15 @@ describe('importMediaUrls', () => {
   });
 
   it.each([
-    ['/page', /not a JPEG, PNG, GIF or WebP image/],
-    ['/missing.png', /answered HTTP 404/],
-    ['/to-loopback', /127\.0\.0\.1:1 is not a public internet address/],
-  ])('fails whole on %s, naming it, and leaves no file behind', async (bad, reason) => {
-    const urls = [`${origin}/a.png`, `${origin}/b.mp4`, `${origin}${bad}`];
-    const err = await importMediaUrls(deps(), ORG, urls).catch((e) => e);
+    ['/page', /not a JPEG, PNG, GIF or WebP image/, {}],
+    ['/missing.png', /answered HTTP 404/, {}],
+    ['/to-loopback', /127\.0\.0\.1:1 is not a public internet address/, {}],
+    ['/hang', /no complete answer within 300 ms/, { timeoutMs: 300 }],
+    ['/a.png', /larger than 1500 bytes/, { maxBytes: 1500 }],
+  ])('fails whole on %s, naming it, and leaves no file behind', async (bad, reason, options) => {
+    // Two that are stored first (small enough for every cap), then the one refused.
+    const urls = [`${origin}/tiny.gif`, `${origin}/c.gif`, `${origin}${bad}`];
+    const err = await importMediaUrls(deps(options), ORG, urls).catch((e) => e);
     expect(err).toBeInstanceOf(AppError);
     expect(err).toMatchObject({ status: 400, code: 'validation_error' });
     const [issue] = (err as AppError).details.issues as { path: string; message: string }[];
