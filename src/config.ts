@@ -236,6 +236,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(
       `invalid configuration:\n  URI_ALLOW_LIST: "${badStar}": a * may only end a path, right after a /`,
     );
+  const mediaAllowHosts = commaList(e.MEDIA_FETCH_ALLOW_HOSTS);
+  // `host` or `host:port` as a URL writes them (IPv6 in brackets); anything else would never match.
+  const badHost = mediaAllowHosts.find((h) => !/^([a-z0-9.-]+|\[[0-9a-f:.]+\])(:\d{1,5})?$/.test(h));
+  if (badHost)
+    throw new ConfigError(
+      `invalid configuration:\n  MEDIA_FETCH_ALLOW_HOSTS: "${badHost}" is not a host or host:port (no scheme, no path)`,
+    );
   // The worker's first retry must come after the request's own attempt has had its deadline.
   if (e.SEND_FIRST_RETRY_SECONDS * 1000 <= e.META_GRAPH_TIMEOUT_MS)
     throw new ConfigError(
@@ -307,7 +314,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       superviseSeconds: e.WORKER_SUPERVISE_SECONDS,
     },
     storage: { dir: path.resolve(e.STORAGE_DIR ?? path.join(e.DATA_DIR, 'storage')) },
-    mediaFetch: { allowHosts: commaList(e.MEDIA_FETCH_ALLOW_HOSTS), timeoutMs: e.MEDIA_FETCH_TIMEOUT_MS },
+    mediaFetch: { allowHosts: mediaAllowHosts, timeoutMs: e.MEDIA_FETCH_TIMEOUT_MS },
     recovery: {
       tokenTtlSeconds: e.RECOVERY_TOKEN_TTL_SECONDS,
       maxPerEmail: e.RECOVER_MAX_PER_EMAIL,
