@@ -5,12 +5,16 @@ import { functionRoutes, WEBHOOK_RECEIVERS } from './functions/routes.ts';
 import { MCP_PATH, originPolicy } from './mcp/origin.ts';
 import { AppError, errorBody, toAppError } from './platform/errors.ts';
 import { trustedProxies } from './platform/http/client-ip.ts';
+import { closeAfterResponse } from './platform/http/connection.ts';
 import { corsHeaders } from './platform/http/cors.ts';
 import { newRouter, openApiDocument } from './platform/http/openapi.ts';
 import { requestContext } from './platform/http/request-context.ts';
 import { logFailure } from './platform/log.ts';
+import { MAX_MEDIA_BYTES } from './platform/media-type.ts';
 import { restRoutes } from './rest/routes.ts';
 import type { Services } from './services.ts';
+import { storageErrorFields } from './storage/errors.ts';
+import { storageRoutes } from './storage/routes.ts';
 
 /**
  * What each part of the surface requires, as the middleware mounted below enforces it (first
@@ -30,6 +34,9 @@ const SECURITY: [prefix: string, security: Record<string, string[]>[]][] = [
 ];
 const securityOf = (path: string) => SECURITY.find(([prefix]) => path.startsWith(prefix))?.[1] ?? [];
 
+/** The largest upload body: the largest media file, and room for multipart framing around it. */
+const UPLOAD_LIMIT_BYTES = MAX_MEDIA_BYTES + 1024 * 1024;
+
 /** The whole HTTP surface: middleware order, route mounting, and the one error mapper. */
 export function buildApp(s: Services) {
   const app = newRouter();
@@ -45,11 +52,18 @@ export function buildApp(s: Services) {
   // Webhook receivers take what providers send (whole orders); everything else the general limit.
   const receivers = new Set(WEBHOOK_RECEIVERS.map((name) => `/functions/v1/${name}`));
   const limitOf = (c: Context) =>
-    receivers.has(c.req.path) ? s.config.webhookBodyLimitBytes : s.config.bodyLimitBytes;
+    isUpload(c)
+      ? UPLOAD_LIMIT_BYTES
+      : receivers.has(c.req.path)
+        ? s.config.webhookBodyLimitBytes
+        : s.config.bodyLimitBytes;
+  const isUpload = (c: Context) =>
+    (c.req.method === 'POST' || c.req.method === 'PUT') &&
+    c.req.path.startsWith('/storage/v1/object/') &&
+    !/^\/storage\/v1\/object\/(list|sign)\//.test(c.req.path);
   const tooLarge = (c: Context): never => {
     // The rest of the body is never read, so this connection must not carry another request.
-    const outgoing = (c.env as { outgoing?: { shouldKeepAlive: boolean } } | undefined)?.outgoing;
-    if (outgoing) outgoing.shouldKeepAlive = false;
+    closeAfterResponse(c);
     const limit = limitOf(c);
     throw new AppError(413, 'payload_too_large', `The request body is larger than ${limit} bytes`, {
       limit_bytes: limit,
@@ -65,8 +79,12 @@ export function buildApp(s: Services) {
   app.use('*', (c, next) => {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     const length = c.req.header('content-length');
-    if (length === undefined || c.req.header('transfer-encoding') !== undefined)
+    if (length === undefined || c.req.header('transfer-encoding') !== undefined) {
+      // Uploads are held to their media type's limit by the route as they stream
+      // (src/storage/upload-body.ts), never buffered here.
+      if (isUpload(c)) return next();
       return receivers.has(c.req.path) ? webhookBody(c, next) : generalBody(c, next);
+    }
     return Number.parseInt(length, 10) > limitOf(c) ? tooLarge(c) : next();
   });
 
@@ -82,6 +100,7 @@ export function buildApp(s: Services) {
   app.route('/auth/v1', authRoutes(s));
   app.route('/functions/v1', functionRoutes(s));
   app.route('/rest/v1', restRoutes(s));
+  app.route('/storage/v1', storageRoutes(s));
   // PostgREST describes itself at its root, with or without the trailing slash.
   app.get('/rest/v1/', (c) => c.redirect('/rest/v1', 308));
   let doc: ReturnType<typeof openApiDocument> | undefined;
@@ -116,6 +135,8 @@ export function buildApp(s: Services) {
     // @supabase/auth-js reads GoTrue's fields: code (API version 2024-01-01), error_code, msg.
     if (c.req.path.startsWith('/auth/v1'))
       Object.assign(body, { code: e.code, error_code: e.code, msg: e.message });
+    // @supabase/storage-js reads Supabase storage's statusCode and code (src/storage/errors.ts).
+    if (c.req.path.startsWith('/storage/v1')) Object.assign(body, storageErrorFields(e));
     return c.json(body, e.status as 400);
   });
   return app;

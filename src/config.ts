@@ -112,6 +112,13 @@ const schema = z.object({
   // daily run.
   PURGE_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(1000),
   PURGE_HOUR_UTC: z.coerce.number().int().min(0).max(23).default(3),
+  // The social-media bucket's files (docs/storage.md); unset: DATA_DIR/storage.
+  STORAGE_DIR: z.string().min(1).optional(),
+  // Hosts (host or host:port, comma-separated) media_urls may fetch from over plain http and at
+  // private addresses: development and tests only; everything else must be public https.
+  MEDIA_FETCH_ALLOW_HOSTS: z.string().optional(),
+  // Deadline of one media download, redirects and body included.
+  MEDIA_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
   // The job worker (docs/jobs.md): in this process beside the API, or not (`svc worker` elsewhere).
   WORKER: z.enum(['inline', 'off']).default('inline'),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
@@ -182,6 +189,9 @@ export type Config = {
   worker: { mode: 'inline' | 'off'; concurrency: number; pollMs: number; superviseSeconds: number };
   /** The retention purge (src/jobs/purge-expired.ts): rows per statement, UTC hour of the daily run. */
   purge: { batchSize: number; hourUtc: number };
+  /** The object store of /storage/v1 (src/platform/storage) and the media download's limits. */
+  storage: { dir: string };
+  mediaFetch: { allowHosts: string[]; timeoutMs: number };
   recovery: {
     tokenTtlSeconds: number;
     maxPerEmail: number;
@@ -234,6 +244,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (badStar)
     throw new ConfigError(
       `invalid configuration:\n  URI_ALLOW_LIST: "${badStar}": a * may only end a path, right after a /`,
+    );
+  const mediaAllowHosts = commaList(e.MEDIA_FETCH_ALLOW_HOSTS);
+  // `host` or `host:port` as a URL writes them (IPv6 in brackets); anything else would never match.
+  const badHost = mediaAllowHosts.find((h) => !/^([a-z0-9.-]+|\[[0-9a-f:.]+\])(:\d{1,5})?$/.test(h));
+  if (badHost)
+    throw new ConfigError(
+      `invalid configuration:\n  MEDIA_FETCH_ALLOW_HOSTS: "${badHost}" is not a host or host:port (no scheme, no path)`,
     );
   // The worker's first retry must come after the request's own attempt has had its deadline.
   if (e.SEND_FIRST_RETRY_SECONDS * 1000 <= e.META_GRAPH_TIMEOUT_MS)
@@ -310,6 +327,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       superviseSeconds: e.WORKER_SUPERVISE_SECONDS,
     },
     purge: { batchSize: e.PURGE_BATCH_SIZE, hourUtc: e.PURGE_HOUR_UTC },
+    storage: { dir: path.resolve(e.STORAGE_DIR ?? path.join(e.DATA_DIR, 'storage')) },
+    mediaFetch: { allowHosts: mediaAllowHosts, timeoutMs: e.MEDIA_FETCH_TIMEOUT_MS },
     recovery: {
       tokenTtlSeconds: e.RECOVERY_TOKEN_TTL_SECONDS,
       maxPerEmail: e.RECOVER_MAX_PER_EMAIL,
@@ -319,6 +338,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
   };
 }
+
+const commaList = (text: string | undefined) =>
+  (text ?? '')
+    .split(',')
+    .map((item) => item.trim().toLowerCase())
+    .filter(Boolean);
 
 /** An origin as browsers send it (`Origin` header): scheme, host and port only, lower-cased. */
 function origin(text: string): string {

@@ -18,6 +18,8 @@ import { createLogger } from './platform/log.ts';
 import { openMail } from './platform/mail/dispatch.ts';
 import type { Queue } from './platform/queue/queue.ts';
 import { loadSecrets } from './platform/secrets.ts';
+import { createDiskStore } from './platform/storage/disk-store.ts';
+import type { ObjectStore } from './platform/storage/object-store.ts';
 import { loadSchemaCache, reloadSchemaCache } from './rest/schema-cache.ts';
 import { createLimits, type Services } from './services.ts';
 
@@ -37,6 +39,8 @@ export async function startService(
     now?: () => Date;
     /** Jobs beside src/jobs' own (tests register what they need). */
     jobs?: MakeJob[];
+    /** The object store; by default the disk under STORAGE_DIR. */
+    storage?: ObjectStore;
   } = {},
 ): Promise<RunningService> {
   const log = createLogger(config.logLevel, opts.logDestination);
@@ -125,6 +129,7 @@ export async function startService(
       log,
       mail: openMail(config, log),
       queue,
+      storage: opts.storage ?? createDiskStore(config.storage.dir),
       now,
     };
     const schema = services.schema;

@@ -12,6 +12,7 @@ import type { MailDispatch } from './platform/mail/dispatch.ts';
 import type { Queue } from './platform/queue/queue.ts';
 import { createLimiter, type Limiter, type LimitStore } from './platform/rate-limit.ts';
 import type { Secrets } from './platform/secrets.ts';
+import type { ObjectStore } from './platform/storage/object-store.ts';
 import type { SchemaCache } from './rest/schema-cache.ts';
 
 export type Limits = {
@@ -58,6 +59,8 @@ export type Services = {
   mail: MailDispatch;
   /** Jobs for the worker, enqueued in the request's transaction (docs/jobs.md). */
   queue: Queue;
+  /** The files of /storage/v1 (the social-media bucket): on disk, or another ObjectStore (docs/storage.md). */
+  storage: ObjectStore;
   /** The wall clock for calendar rules computed here (the daily quota's UTC day); tests pass a fixed one. */
   now: () => Date;
 };

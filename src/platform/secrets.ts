@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { publishFile } from './publish-file.ts';
@@ -21,6 +21,11 @@ export type Secrets = {
   seal(plaintext: string, context: string): string;
   /** Throws SecretError when the text was sealed by another key or context, or was altered. */
   open(sealed: string, context: string): string;
+  /**
+   * A 32-byte key for one purpose (e.g. signing storage URLs), derived from this key (HKDF-SHA256):
+   * every process sharing the secrets key agrees on it, and it reveals nothing of the key itself.
+   */
+  derive(purpose: string): Buffer;
 };
 
 export class SecretError extends Error {}
@@ -53,6 +58,9 @@ export function secretsWithKey(key: Buffer): Secrets {
       const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
       const sealed = Buffer.concat([iv, cipher.getAuthTag(), data]).toString('base64url');
       return `v1:${keyId}:${sealed}`;
+    },
+    derive(purpose) {
+      return Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `svc:${purpose}`, 32));
     },
     open(sealed, context) {
       const [version, id, body, ...rest] = sealed.split(':');

@@ -14,6 +14,10 @@ const ALLOW_HEADERS = [
   'content-profile',
   'mcp-protocol-version',
   'mcp-session-id',
+  // @supabase/storage-js uploads
+  'x-upsert',
+  'cache-control',
+  'x-metadata',
 ];
 const EXPOSE_HEADERS = ['Content-Range', 'X-Supabase-Api-Version', 'X-Request-Id', 'Retry-After', 'Location'];
 const EXPOSED = EXPOSE_HEADERS.join(',');

@@ -1,0 +1,38 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { expiredSignature, invalidSignature } from './errors.ts';
+
+// Tokens of signed URLs (`/object/sign/<bucket>/<path>?token=…`): whoever holds the URL may
+// download that one object until it expires, without a bearer token (an <img src>, the Graph API
+// fetching a post's media). A token is `base64url(payload).base64url(HMAC-SHA256(payload))`, the
+// payload `{"u": "<bucket>/<path>", "e": <expiry, unix seconds>}`, keyed by a key derived from the
+// secrets key (src/platform/secrets.ts), which every process of a deployment shares. Supabase
+// signs a JWT with the project's secret; the client never reads the token, so its form is ours.
+
+type Payload = { u: string; e: number };
+
+const mac = (key: Buffer, body: string) => createHmac('sha256', key).update(body).digest();
+
+export function signObjectUrl(key: Buffer, objectKey: string, expiresAt: Date): string {
+  const body = Buffer.from(
+    JSON.stringify({ u: objectKey, e: Math.floor(expiresAt.getTime() / 1000) }),
+  ).toString('base64url');
+  return `${body}.${mac(key, body).toString('base64url')}`;
+}
+
+/** Throws unless `token` was signed with `key` for `objectKey` and has not expired at `now`. */
+export function verifyObjectUrl(key: Buffer, token: string, objectKey: string, now: Date): void {
+  const [body, signature, ...rest] = token.split('.');
+  if (!body || !signature || rest.length) throw invalidSignature();
+  const given = Buffer.from(signature, 'base64url');
+  const expected = mac(key, body);
+  // Constant time: how much of a forged signature matched must not show in the answer's timing.
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalidSignature();
+  let payload: Payload;
+  try {
+    payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Payload;
+  } catch {
+    throw invalidSignature();
+  }
+  if (payload.u !== objectKey || typeof payload.e !== 'number') throw invalidSignature();
+  if (payload.e * 1000 <= now.getTime()) throw expiredSignature();
+}

@@ -1,0 +1,233 @@
+import { StorageApiError, StorageClient } from '@supabase/storage-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signObjectUrl } from '../../src/storage/signed-url.ts';
+import { gif, html, jpeg, mp4, png, webp } from '../fakes/media/samples.ts';
+import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
+import { agentToken, setPlan } from '../helpers/mcp.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+
+// The social-media bucket as the dashboard reaches it, through the official
+// @supabase/storage-js client: upload, list, download, signed URLs, remove; each organization
+// sees its own folder only (another's objects are missing, its folder empty, writes refused);
+// types by content and per-type limits; agents by scope.
+
+let svc: TestService;
+let alice: Session;
+let bob: Session;
+let aliceOrg: string;
+let bobOrg: string;
+
+const storageAs = (token: string) =>
+  new StorageClient(`${svc.url}/storage/v1`, { apikey: svc.anonKey, Authorization: `Bearer ${token}` });
+const bucketOf = (token: string) => storageAs(token).from('social-media');
+
+beforeAll(async () => {
+  svc = await startTestService();
+  alice = await signUp(svc, 'Alice Bakery');
+  bob = await signUp(svc, 'Bob Bikes');
+  aliceOrg = orgOf(alice);
+  bobOrg = orgOf(bob);
+});
+afterAll(() => svc?.stop());
+
+const bytesOf = async (blob: Blob) => new Uint8Array(await blob.arrayBuffer());
+
+describe('the social-media bucket through @supabase/storage-js', () => {
+  it('uploads, lists, downloads and removes a file in the organization folder', async () => {
+    const bucket = bucketOf(alice.access_token);
+    const file = png(100, 50);
+    const up = await bucket.upload(`${aliceOrg}/posts/cake.png`, file, { contentType: 'image/png' });
+    expect(up.error).toBeNull();
+    expect(up.data).toMatchObject({
+      path: `${aliceOrg}/posts/cake.png`,
+      fullPath: `social-media/${aliceOrg}/posts/cake.png`,
+    });
+
+    const top = await bucket.list();
+    expect(top.error).toBeNull();
+    expect(top.data?.map((o) => [o.name, o.id])).toEqual([[aliceOrg, null]]);
+    const listed = await bucket.list(aliceOrg);
+    expect(listed.data?.map((o) => o.name)).toEqual(['posts']);
+    const files = await bucket.list(`${aliceOrg}/posts`);
+    expect(files.data).toHaveLength(1);
+    expect(files.data?.[0]).toMatchObject({
+      name: 'cake.png',
+      metadata: { size: file.length, mimetype: 'image/png' },
+    });
+    expect(files.data?.[0]?.id).toMatch(/^[0-9a-f-]{36}$/);
+
+    const down = await bucket.download(`${aliceOrg}/posts/cake.png`);
+    expect(down.error).toBeNull();
+    expect(down.data?.type).toBe('image/png');
+    expect(Buffer.from(await bytesOf(down.data as Blob)).equals(Buffer.from(file))).toBe(true);
+
+    const removed = await bucket.remove([`${aliceOrg}/posts/cake.png`]);
+    expect(removed.error).toBeNull();
+    expect(removed.data?.map((o) => o.name)).toEqual([`${aliceOrg}/posts/cake.png`]);
+    expect((await bucket.list(`${aliceOrg}/posts`)).data).toEqual([]);
+    const gone = await bucket.download(`${aliceOrg}/posts/cake.png`);
+    expect(gone.error).toBeInstanceOf(StorageApiError);
+    expect(gone.error).toMatchObject({ status: 404, code: 'NoSuchKey' });
+  });
+
+  it('stores each media type as its bytes say, whatever the name or Content-Type claimed', async () => {
+    const bucket = bucketOf(alice.access_token);
+    const files: [string, Uint8Array, string][] = [
+      ['a.jpg', jpeg(), 'image/jpeg'],
+      ['a.gif', gif(), 'image/gif'],
+      ['a.webp', webp(), 'image/webp'],
+      ['a.mp4', mp4(), 'video/mp4'],
+      ['really-a-png.jpg', png(), 'image/png'],
+    ];
+    for (const [name, bytes] of files) {
+      const r = await bucket.upload(`${aliceOrg}/types/${name}`, bytes, { contentType: 'image/jpeg' });
+      expect(r.error).toBeNull();
+    }
+    const listed = await bucket.list(`${aliceOrg}/types`);
+    expect(Object.fromEntries(listed.data?.map((o) => [o.name, o.metadata?.mimetype]) ?? [])).toEqual(
+      Object.fromEntries(files.map(([name, , type]) => [name, type])),
+    );
+  });
+
+  it('takes multipart uploads (a Blob) as the browser sends them', async () => {
+    const bucket = bucketOf(alice.access_token);
+    const r = await bucket.upload(`${aliceOrg}/blob.gif`, new Blob([gif(7, 9)], { type: 'image/gif' }));
+    expect(r.error).toBeNull();
+    const down = await bucket.download(`${aliceOrg}/blob.gif`);
+    expect(down.data?.type).toBe('image/gif');
+    expect((await bytesOf(down.data as Blob)).length).toBe(gif(7, 9).length);
+  });
+
+  it('refuses content that is no supported media, and files over their type limit', async () => {
+    const bucket = bucketOf(alice.access_token);
+    const page = await bucket.upload(`${aliceOrg}/page.png`, html(), { contentType: 'image/png' });
+    expect(page.error).toMatchObject({ status: 415, code: 'InvalidMimeType' });
+    const huge = new Uint8Array(10 * 1024 * 1024 + 1);
+    huge.set(png().subarray(0, 64));
+    const big = await bucket.upload(`${aliceOrg}/huge.png`, huge, { contentType: 'image/png' });
+    expect(big.error).toMatchObject({ status: 413, code: 'EntityTooLarge' });
+    expect((await bucket.list(aliceOrg, { search: 'page' })).data).toEqual([]);
+    expect((await bucket.list(aliceOrg, { search: 'huge' })).data).toEqual([]);
+  });
+
+  it('refuses to overwrite without upsert, and replaces with it', async () => {
+    const bucket = bucketOf(alice.access_token);
+    const path = `${aliceOrg}/same.png`;
+    expect((await bucket.upload(path, png(1, 1))).error).toBeNull();
+    expect((await bucket.upload(path, png(2, 2))).error).toMatchObject({
+      status: 409,
+      code: 'KeyAlreadyExists',
+    });
+    expect((await bucket.upload(path, jpeg(), { upsert: true })).error).toBeNull();
+    expect((await bucket.download(path)).data?.type).toBe('image/jpeg');
+  });
+
+  it('signs a URL that downloads without a token, and refuses it expired or forged', async () => {
+    const bucket = bucketOf(alice.access_token);
+    const path = `${aliceOrg}/signed/photo one.webp`;
+    const file = webp(10, 10);
+    expect((await bucket.upload(path, file)).error).toBeNull();
+    const signed = await bucket.createSignedUrl(path, 60);
+    expect(signed.error).toBeNull();
+    const url = signed.data?.signedUrl as string;
+    expect(url.startsWith(`${svc.url}/storage/v1/object/sign/social-media/`)).toBe(true);
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/webp');
+    expect(Buffer.from(await res.arrayBuffer()).equals(Buffer.from(file))).toBe(true);
+
+    const asDownload = await bucket.createSignedUrl(path, 60, { download: 'mine.webp' });
+    const attachment = await fetch(asDownload.data?.signedUrl as string);
+    expect(attachment.headers.get('content-disposition')).toMatch(/attachment; filename="mine.webp"/);
+
+    const token = new URL(url).searchParams.get('token') as string;
+    const [body, sig] = token.split('.') as [string, string];
+    const forgedSig = `${sig.slice(0, -2)}${sig.endsWith('AA') ? 'BB' : 'AA'}`;
+    const forged = await fetch(url.replace(token, `${body}.${forgedSig}`));
+    expect(forged.status).toBe(401);
+    expect(await forged.json()).toMatchObject({
+      error: 'unauthorized',
+      code: 'InvalidSignature',
+      statusCode: '401',
+    });
+
+    // A token for another object does not open this one.
+    const other = await bucket.createSignedUrl(`${aliceOrg}/same.png`, 60);
+    const otherToken = new URL(other.data?.signedUrl as string).searchParams.get('token') as string;
+    expect((await fetch(url.replace(token, otherToken))).status).toBe(401);
+
+    // Signed with the service's own key, but already expired.
+    const key = svc.services.secrets.derive('storage-signed-url');
+    const expired = signObjectUrl(key, `social-media/${path}`, new Date(Date.now() - 1000));
+    const late = await fetch(url.replace(token, expired));
+    expect(late.status).toBe(401);
+    expect(await late.json()).toMatchObject({ error: 'token_expired', code: 'ExpiredToken' });
+    expect((await fetch(url.replace(/token=.*/, 'token='))).status).toBe(401);
+  });
+
+  it("never shows another organization's objects: missing to read, empty to list, refused to write", async () => {
+    const path = `${aliceOrg}/private/plan.png`;
+    expect((await bucketOf(alice.access_token).upload(path, png())).error).toBeNull();
+    const asBob = bucketOf(bob.access_token);
+
+    expect((await asBob.download(path)).error).toMatchObject({ status: 404, code: 'NoSuchKey' });
+    const auth = await call(svc, 'GET', `/storage/v1/object/authenticated/social-media/${path}`, {
+      token: bob.access_token,
+    });
+    expect(auth.status).toBe(404);
+    expect((await asBob.createSignedUrl(path, 60)).error).toMatchObject({ status: 404, code: 'NoSuchKey' });
+    expect((await asBob.list(aliceOrg)).data).toEqual([]);
+    expect((await asBob.list(`${aliceOrg}/private`)).data).toEqual([]);
+    expect((await asBob.list()).data).toEqual([]); // Bob's folder is still empty
+
+    const write = await asBob.upload(`${aliceOrg}/private/evil.png`, png());
+    expect(write.error).toMatchObject({ status: 403, code: 'AccessDenied' });
+    const overwrite = await asBob.upload(path, png(), { upsert: true });
+    expect(overwrite.error).toMatchObject({ status: 403 });
+    expect((await asBob.remove([path])).data).toEqual([]);
+    expect((await bucketOf(alice.access_token).download(path)).error).toBeNull();
+
+    // Bob's own folder works, and Alice sees nothing of it.
+    expect((await asBob.upload(`${bobOrg}/bike.png`, png())).error).toBeNull();
+    expect((await bucketOf(alice.access_token).list(bobOrg)).data).toEqual([]);
+  });
+
+  it('refuses files at the top level, other buckets, traversal and requests without a token', async () => {
+    const bucket = bucketOf(alice.access_token);
+    expect((await bucket.upload('loose.png', png())).error).toMatchObject({
+      status: 403,
+      code: 'AccessDenied',
+    });
+    const other = await storageAs(alice.access_token).from('avatars').upload(`${aliceOrg}/a.png`, png());
+    expect(other.error).toMatchObject({ status: 404, code: 'NoSuchBucket' });
+    const traversal = await call(
+      svc,
+      'GET',
+      `/storage/v1/object/social-media/${aliceOrg}/..%2F${bobOrg}/bike.png`,
+      {
+        token: alice.access_token,
+      },
+    );
+    expect(traversal.status).toBe(400);
+    expect(traversal.json).toMatchObject({ code: 'InvalidKey' });
+    const anonymous = await call(svc, 'GET', `/storage/v1/object/social-media/${aliceOrg}/same.png`);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.json).toMatchObject({ error: 'unauthorized', statusCode: '401', code: 'InvalidJWT' });
+  });
+
+  it('lets a read agent download and list but not upload or remove; a write agent uploads', async () => {
+    await setPlan(svc, alice, 'starter');
+    const reader = await agentToken(svc, alice, ['read']);
+    const asReader = bucketOf(reader.token);
+    expect((await asReader.download(`${aliceOrg}/same.png`)).error).toBeNull();
+    expect((await asReader.list(aliceOrg)).error).toBeNull();
+    const up = await asReader.upload(`${aliceOrg}/agent.png`, png());
+    expect(up.error).toMatchObject({ status: 403, code: 'AccessDenied' });
+    expect(up.error?.message).toMatch(/needs the write scope/);
+    expect((await asReader.remove([`${aliceOrg}/same.png`])).error).toMatchObject({ status: 403 });
+
+    const writer = await agentToken(svc, alice, ['write']);
+    expect((await bucketOf(writer.token).upload(`${aliceOrg}/agent.png`, png())).error).toBeNull();
+    expect((await bucketOf(writer.token).list(bobOrg)).data).toEqual([]);
+  });
+});

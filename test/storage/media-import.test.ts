@@ -1,0 +1,97 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../../src/platform/errors.ts';
+import { createDiskStore } from '../../src/platform/storage/disk-store.ts';
+import { importMediaUrls } from '../../src/storage/media-import.ts';
+import { gif, html, mp4, png } from '../fakes/media/samples.ts';
+
+// media_urls go into the organization's folder of the bucket in the order given, all or none: a
+// refused URL anywhere in the list leaves no file behind and names the URL and the reason.
+
+const ORG = '11111111-2222-3333-4444-555555555555';
+const FILES: Record<string, Uint8Array> = {
+  '/a.png': png(3, 4),
+  '/b.mp4': mp4(),
+  '/c.gif': gif(),
+  '/tiny.gif': gif(1, 1, 100),
+  '/page': html(),
+};
+let server: Server;
+let origin: string;
+let root: string;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const file = FILES[req.url ?? ''];
+    if (req.url === '/hang') return; // never answers
+    if (req.url === '/to-loopback') {
+      res.writeHead(302, { location: 'https://127.0.0.1:1/a.png' });
+      return void res.end();
+    }
+    res.writeHead(file ? 200 : 404);
+    res.end(file);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  root = mkdtempSync(path.join(tmpdir(), 'svc-import-'));
+});
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  rmSync(root, { recursive: true, force: true });
+});
+
+const deps = (options: { timeoutMs?: number; maxBytes?: number } = {}) => ({
+  storage: createDiskStore(root),
+  options: { allowHosts: [new URL(origin).host], timeoutMs: 5000, ...options },
+});
+const filesOnDisk = () => {
+  try {
+    return readdirSync(path.join(root, 'objects'), { recursive: true }).filter((f) =>
+      /\.\w+$/.test(String(f)),
+    );
+  } catch {
+    return [];
+  }
+};
+
+describe('importMediaUrls', () => {
+  it('stores every URL in order under the organization folder, typed by content', async () => {
+    const d = deps();
+    const media = await importMediaUrls(d, ORG, [`${origin}/b.mp4`, `${origin}/a.png`, `${origin}/c.gif`]);
+    expect(media.map((m) => [m.position, m.mimeType, m.sourceUrl])).toEqual([
+      [0, 'video/mp4', `${origin}/b.mp4`],
+      [1, 'image/png', `${origin}/a.png`],
+      [2, 'image/gif', `${origin}/c.gif`],
+    ]);
+    expect(media[1]).toMatchObject({ width: 3, height: 4, kind: 'image' });
+    for (const m of media) {
+      expect(m.path).toMatch(new RegExp(`^${ORG}/posts/[0-9a-f-]{36}\\.(mp4|png|gif)$`));
+      expect(m.key).toBe(`social-media/${m.path}`);
+      expect((await d.storage.get(m.key))?.contentType).toBe(m.mimeType);
+    }
+    await d.storage.remove(media.map((m) => m.key));
+  });
+
+  it.each([
+    ['/page', /not a JPEG, PNG, GIF or WebP image/, {}],
+    ['/missing.png', /answered HTTP 404/, {}],
+    ['/to-loopback', /127\.0\.0\.1:1 is not a public internet address/, {}],
+    ['/hang', /no complete answer within 300 ms/, { timeoutMs: 300 }],
+    ['/a.png', /larger than 1500 bytes/, { maxBytes: 1500 }],
+  ])('fails whole on %s, naming it, and leaves no file behind', async (bad, reason, options) => {
+    // Two that are stored first (small enough for every cap), then the one refused.
+    const urls = [`${origin}/tiny.gif`, `${origin}/c.gif`, `${origin}${bad}`];
+    const err = await importMediaUrls(deps(options), ORG, urls).catch((e) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err).toMatchObject({ status: 400, code: 'validation_error' });
+    const [issue] = (err as AppError).details.issues as { path: string; message: string }[];
+    expect(issue?.path).toBe('media_urls.2');
+    expect(issue?.message).toContain(`${origin}${bad}: `);
+    expect(issue?.message).toMatch(reason);
+    expect(filesOnDisk()).toEqual([]);
+  });
+});
