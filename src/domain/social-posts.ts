@@ -1,7 +1,11 @@
 import { z } from 'zod';
+import type { Config } from '../config.ts';
 import { claimedOrganization, type Principal, type Queryable } from '../platform/db/database.ts';
 import { Params } from '../platform/db/params.ts';
 import { AppError, notFound, type PgError, validationError } from '../platform/errors.ts';
+import type { ObjectStore } from '../platform/storage/object-store.ts';
+import { SOCIAL_MEDIA_BUCKET } from '../storage/bucket.ts';
+import { discardMedia, type ImportedMedia, importMediaUrls } from '../storage/media-import.ts';
 import { requireScope } from './agent-keys.ts';
 import type { Deps } from './deps.ts';
 import { parseInput } from './inputs.ts';
@@ -13,7 +17,6 @@ import {
   SOCIAL_PLATFORMS,
   WRITABLE_PLATFORMS,
 } from './social.ts';
-import { type MediaDeps, removeStored, type StoredMedia, storeMedia } from './social-media.ts';
 
 // The social calendar's posts (issue 14, docs/social.md): the rules every entry point shares —
 // the MCP social tools, /functions/v1/social-posts and content-calendar. The database enforces the
@@ -21,7 +24,10 @@ import { type MediaDeps, removeStored, type StoredMedia, storeMedia } from './so
 // media before anything is written (a refused download leaves no post and no file), and reads
 // posts with their media. Callers act under row-level security.
 
-export type SocialDeps = Pick<Deps, 'db' | 'plans'> & MediaDeps;
+export type SocialDeps = Pick<Deps, 'db' | 'plans'> & {
+  storage: ObjectStore;
+  config: Pick<Config, 'mediaFetch'>;
+};
 
 const NOT_WRITABLE = `Only Facebook posts (and Instagram posts, through its Meta account) can be created; ${SOCIAL_PLATFORMS.filter(
   (p) => !(WRITABLE_PLATFORMS as readonly string[]).includes(p),
@@ -146,34 +152,43 @@ async function readPost(tx: Queryable, id: string): Promise<SocialPostRecord> {
   return row.r;
 }
 
-async function insertMedia(tx: Queryable, postId: string, media: StoredMedia[]) {
-  for (const [i, m] of media.entries())
+async function insertMedia(tx: Queryable, postId: string, media: ImportedMedia[]) {
+  for (const m of media)
     await tx.query(
       `insert into public.social_post_media (post_id, position, storage_path, mime_type, bytes, width, height, source_url)
        values ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [postId, i + 1, m.storage_path, m.mime_type, m.bytes, m.width ?? null, m.height ?? null, m.source_url],
+      [postId, m.position + 1, m.path, m.mimeType, m.size, m.width ?? null, m.height ?? null, m.sourceUrl],
     );
 }
 
 /**
- * Downloads `urls` into the organization's folder, runs `write` with them, and removes the files
- * again when the write fails: a refused post leaves nothing behind.
+ * Downloads `urls` into the organization's folder of the bucket (src/storage/media-import.ts: one
+ * refused URL refuses them all), runs `write` with them, and removes the files again when the
+ * write fails: a refused post leaves nothing behind.
  */
 async function withMedia<T>(
   deps: SocialDeps,
   principal: Principal,
   urls: string[] | undefined,
-  write: (media: StoredMedia[] | undefined) => Promise<T>,
+  write: (media: ImportedMedia[] | undefined) => Promise<T>,
 ): Promise<T> {
   const org = claimedOrganization(principal) as string;
-  const media = urls ? await storeMedia(deps, org, urls) : undefined;
+  const media = urls
+    ? await importMediaUrls({ storage: deps.storage, options: deps.config.mediaFetch }, org, urls)
+    : undefined;
   try {
     return await write(media);
   } catch (err) {
-    if (media?.length) await removeStored(deps, media);
+    if (media) await discardMedia(deps.storage, media);
     throw err;
   }
 }
+
+/** The bucket keys of a post's media as read (readPost). */
+const mediaKeys = (post: SocialPostRecord) =>
+  (post.media as { storage_path: string }[]).map((m) => ({
+    key: `${SOCIAL_MEDIA_BUCKET}/${m.storage_path}`,
+  }));
 
 export async function createSocialPost(deps: SocialDeps, principal: Principal, raw: NewSocialPostInput) {
   const input = parseInput(NewSocialPost, raw);
@@ -209,7 +224,7 @@ export async function updateSocialPost(deps: SocialDeps, principal: Principal, r
   const input = parseInput(SocialPostChanges, raw);
   if (input.cancel && input.scheduled_at)
     throw validationError([{ path: 'cancel', message: 'Cancel or reschedule, not both' }]);
-  return withMedia(deps, principal, input.media_urls, (media) =>
+  const { replaced, ...result } = await withMedia(deps, principal, input.media_urls, (media) =>
     asSocial(deps, principal, 'write', async (tx) => {
       const before = await readPost(tx, input.id);
       const p = new Params();
@@ -236,9 +251,12 @@ export async function updateSocialPost(deps: SocialDeps, principal: Principal, r
       const after = await readPost(tx, input.id);
       if (!after.message && !after.link && !(after.media as unknown[]).length)
         throw validationError([{ path: 'message', message: 'A post needs a message, a link or media' }]);
-      return { post: after, previous_status: before.status };
+      return { post: after, previous_status: before.status, replaced: media ? mediaKeys(before) : [] };
     }),
   );
+  // The files of media replaced go once the post no longer names them.
+  await discardMedia(deps.storage, replaced);
+  return result;
 }
 
 export async function deleteSocialPost(deps: SocialDeps, principal: Principal, id: string) {
@@ -251,7 +269,7 @@ export async function deleteSocialPost(deps: SocialDeps, principal: Principal, i
     if (!gone.length) throw notFound('social post');
     return post;
   });
-  await removeStored(deps, removed.media as StoredMedia[]);
+  await discardMedia(deps.storage, mediaKeys(removed));
   return removed;
 }
 

@@ -19,7 +19,6 @@ import { organizationPlan } from './organization-plan.ts';
 import { organizationSwitch } from './organization-switch.ts';
 import { sendMessageFunctions } from './send-message.ts';
 import { shopifyWebhook } from './shopify-webhook.ts';
-import { socialDeps } from './social-deps.ts';
 import { socialPosts } from './social-posts.ts';
 import { webhookEvents } from './webhook-events.ts';
 import { whatsappWebhook } from './whatsapp-webhook.ts';
@@ -83,7 +82,7 @@ export function functionRoutes(s: Services) {
     webhookEvents(s),
     whatsappWebhook(s),
     shopifyWebhook(s),
-    socialPosts(socialDeps(s)),
+    socialPosts(s),
     internalWebhook(s),
   ]) {
     app.route('/', r);

@@ -3,13 +3,23 @@
 // (refused past it with the allowed states), the plan and configuration errors, platforms that
 // cannot be written, and the calendar grouped by a time zone's own days.
 
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { html, jpeg, png } from '../fakes/media/samples.ts';
 import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
 import { setPlan } from '../helpers/mcp.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 let svc: TestService;
 let owner: Session;
+let media: Server;
+let origin: string;
+const FILES: Record<string, Uint8Array> = {
+  '/shirt.jpg': jpeg(),
+  '/named.jpg': png(40, 30),
+  '/page': html(),
+};
 let page: string;
 let seq = 0;
 
@@ -31,14 +41,30 @@ async function connectPage(s: Session) {
 }
 
 beforeAll(async () => {
-  svc = await startTestService({ WORKER: 'off' });
+  // A local media server, allowed as the development setting allows one.
+  media = createServer((req, res) => {
+    const file = FILES[req.url ?? ''];
+    res.writeHead(file ? 200 : 404, { 'content-type': 'image/jpeg' });
+    res.end(file);
+  });
+  await new Promise<void>((resolve) => media.listen(0, '127.0.0.1', resolve));
+  const host = `127.0.0.1:${(media.address() as AddressInfo).port}`;
+  origin = `http://${host}`;
+  svc = await startTestService({ WORKER: 'off', MEDIA_FETCH_ALLOW_HOSTS: host });
   owner = await signUp(svc, 'Calendar shop');
   await setPlan(svc, owner, 'starter');
   page = await connectPage(owner);
 });
 afterAll(async () => {
   await svc?.stop();
+  await new Promise((resolve) => media?.close(resolve));
 });
+
+/** The organization's files in the bucket, as the store lists them. */
+const files = async (s: Session) =>
+  (await svc.services.storage.list(`social-media/${orgOf(s)}/posts`, { limit: 100, offset: 0 })).map(
+    (f) => f.name,
+  );
 
 describe('posts', () => {
   it('creates a draft, schedules it, cancels it back to a draft without a time, and deletes it', async () => {
@@ -121,6 +147,45 @@ describe('posts', () => {
     expect(r.status).toBe(200);
     expect(r.json.pagination).toMatchObject({ page: 1, per_page: 2 });
     for (const p of r.json.data) expect(p.status).toBe('draft');
+  });
+});
+
+describe('media', () => {
+  it('downloads media_urls into the organization’s folder in order, typed by content; deleting the post removes the files', async () => {
+    const before = await files(owner);
+    const r = await posts(owner, 'POST', {
+      platform: 'facebook',
+      message: 'Two photos',
+      media_urls: [`${origin}/shirt.jpg`, `${origin}/named.jpg`],
+    });
+    expect(r.status).toBe(201);
+    expect(r.json.media).toEqual([
+      expect.objectContaining({ position: 1, mime_type: 'image/jpeg', source_url: `${origin}/shirt.jpg` }),
+      // Served as image/jpeg under a .jpg name; its bytes say PNG.
+      expect.objectContaining({ position: 2, mime_type: 'image/png', width: 40, height: 30 }),
+    ]);
+    for (const m of r.json.media) expect(m.storage_path).toMatch(new RegExp(`^${orgOf(owner)}/posts/`));
+    expect((await files(owner)).length).toBe(before.length + 2);
+    await posts(owner, 'DELETE', { id: r.json.id });
+    expect(await files(owner)).toEqual(before);
+  });
+
+  it('one refused URL refuses the post, naming the URL and why; no post and no file are left', async () => {
+    const before = await files(owner);
+    const count = async () =>
+      (await svc.services.db.query('select 1 from social_posts where message = $1', ['Refused'])).length;
+    for (const bad of [`${origin}/page`, `${origin}/missing.jpg`, 'http://example.invalid/a.jpg']) {
+      const r = await posts(owner, 'POST', {
+        platform: 'facebook',
+        message: 'Refused',
+        media_urls: [`${origin}/shirt.jpg`, bad],
+      });
+      expect(r.status, bad).toBe(400);
+      expect(r.json.details.issues[0]).toMatchObject({ path: 'media_urls.1' });
+      expect(r.json.details.issues[0].message).toContain(bad);
+    }
+    expect(await count()).toBe(0);
+    expect(await files(owner)).toEqual(before);
   });
 });
 

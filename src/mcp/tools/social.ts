@@ -12,7 +12,6 @@ import {
   SocialPostChanges,
   updateSocialPost,
 } from '../../domain/social-posts.ts';
-import { socialDeps } from '../../functions/social-deps.ts';
 import { defineTool, type ToolContext } from '../tool.ts';
 import { CREATE, cursor, limit, nextCursor, READ, UPDATE } from './common.ts';
 
@@ -43,7 +42,7 @@ export const listSocialPostsTool = defineTool({
   annotations: READ,
   precheck,
   run: ({ s, principal }, { status, ...f }) =>
-    listSocialPosts(socialDeps(s), principal, { ...f, status: status ? [status] : undefined }),
+    listSocialPosts(s, principal, { ...f, status: status ? [status] : undefined }),
 });
 
 export const getSocialPostTool = defineTool({
@@ -56,7 +55,7 @@ export const getSocialPostTool = defineTool({
   output: z.object({ post }),
   annotations: READ,
   precheck,
-  run: async ({ s, principal }, { id }) => ({ post: await getSocialPost(socialDeps(s), principal, id) }),
+  run: async ({ s, principal }, { id }) => ({ post: await getSocialPost(s, principal, id) }),
 });
 
 export const createSocialPostTool = defineTool({
@@ -71,7 +70,7 @@ export const createSocialPostTool = defineTool({
   output: z.object({ post }),
   annotations: CREATE,
   precheck,
-  run: async ({ s, principal }, args) => ({ post: await createSocialPost(socialDeps(s), principal, args) }),
+  run: async ({ s, principal }, args) => ({ post: await createSocialPost(s, principal, args) }),
 });
 
 export const updateSocialPostTool = defineTool({
@@ -84,7 +83,7 @@ export const updateSocialPostTool = defineTool({
   output: z.object({ post, previous_status: z.string() }),
   annotations: UPDATE,
   precheck,
-  run: ({ s, principal }, args) => updateSocialPost(socialDeps(s), principal, args),
+  run: ({ s, principal }, args) => updateSocialPost(s, principal, args),
 });
 
 export const deleteSocialPostTool = defineTool({
@@ -98,7 +97,7 @@ export const deleteSocialPostTool = defineTool({
   annotations: { destructiveHint: true, idempotentHint: true },
   precheck,
   run: async ({ s, principal }, { id }) => ({
-    deleted: (await deleteSocialPost(socialDeps(s), principal, id)).id,
+    deleted: (await deleteSocialPost(s, principal, id)).id,
   }),
 });
 
@@ -112,7 +111,7 @@ export const listSocialAccountsTool = defineTool({
   output: z.object({ accounts: z.array(z.record(z.string(), z.unknown())) }),
   annotations: READ,
   precheck,
-  run: async ({ s, principal }) => ({ accounts: await listSocialAccounts(socialDeps(s), principal) }),
+  run: async ({ s, principal }) => ({ accounts: await listSocialAccounts(s, principal) }),
 });
 
 export const contentCalendarTool = defineTool({
@@ -132,5 +131,5 @@ export const contentCalendarTool = defineTool({
   }),
   annotations: READ,
   precheck,
-  run: ({ s, principal }, args) => contentCalendar(socialDeps(s), principal, args),
+  run: ({ s, principal }, args) => contentCalendar(s, principal, args),
 });
