@@ -6,6 +6,7 @@ import { AppError, notFound, type PgError, validationError } from '../platform/e
 import type { ObjectStore } from '../platform/storage/object-store.ts';
 import { SOCIAL_MEDIA_BUCKET } from '../storage/bucket.ts';
 import { discardMedia, type ImportedMedia, importMediaUrls } from '../storage/media-import.ts';
+import { type SignedUrlDeps, signedMediaUrl } from '../storage/signed-url.ts';
 import { requireScope } from './agent-keys.ts';
 import type { Deps } from './deps.ts';
 import { parseInput } from './inputs.ts';
@@ -24,10 +25,11 @@ import {
 // media before anything is written (a refused download leaves no post and no file), and reads
 // posts with their media. Callers act under row-level security.
 
-export type SocialDeps = Pick<Deps, 'db' | 'plans'> & {
-  storage: ObjectStore;
-  config: Pick<Config, 'mediaFetch'>;
-};
+export type SocialDeps = Pick<Deps, 'db' | 'plans'> &
+  SignedUrlDeps & {
+    storage: ObjectStore;
+    config: Pick<Config, 'mediaFetch'>;
+  };
 
 const NOT_WRITABLE = `Only Facebook posts (and Instagram posts, through its Meta account) can be created; ${SOCIAL_PLATFORMS.filter(
   (p) => !(WRITABLE_PLATFORMS as readonly string[]).includes(p),
@@ -273,8 +275,17 @@ export async function deleteSocialPost(deps: SocialDeps, principal: Principal, i
   return removed;
 }
 
+/** How long the media links of a post as read stay valid. */
+const MEDIA_LINK_SECONDS = 3600;
+
+/** One post, each of its media with a signed URL to show or download it (valid an hour). */
 export async function getSocialPost(deps: SocialDeps, principal: Principal, id: string) {
-  return asSocial(deps, principal, 'read', (tx) => readPost(tx, id));
+  const post = await asSocial(deps, principal, 'read', (tx) => readPost(tx, id));
+  const media = (post.media as { storage_path: string }[]).map((m) => ({
+    ...m,
+    signed_url: signedMediaUrl(deps, m.storage_path, MEDIA_LINK_SECONDS),
+  }));
+  return { ...post, media };
 }
 
 export type SocialPostFilter = {

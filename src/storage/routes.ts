@@ -11,7 +11,7 @@ import type { Services } from '../services.ts';
 import { folderOf, inFolder } from './access.ts';
 import { SOCIAL_MEDIA_BUCKET } from './bucket.ts';
 import { invalidKey, keyExists, noSuchBucket, noSuchKey, outsideOwnFolder } from './errors.ts';
-import { signObjectUrl, verifyObjectUrl } from './signed-url.ts';
+import { SIGNED_URL_PURPOSE, signObjectUrl, verifyObjectUrl } from './signed-url.ts';
 import { readUpload } from './upload-body.ts';
 
 // /storage/v1: the part of Supabase's storage API that @supabase/storage-js's file methods call
@@ -125,7 +125,7 @@ const SignBody = z.object({ expiresIn: z.coerce.number().int().min(1).max(MAX_SI
 export function storageRoutes(s: Services) {
   const app = new Hono<AppEnv>();
   const signedIn = [authenticate(s, { required: true }), meter(s)] as const;
-  const signingKey = s.secrets.derive('storage-signed-url');
+  const signingKey = s.secrets.derive(SIGNED_URL_PURPOSE);
 
   async function upload(c: Context<AppEnv>, upsert: boolean) {
     const { bucket, path, key } = target(c, '');

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { SOCIAL_MEDIA_BUCKET } from './bucket.ts';
 import { expiredSignature, invalidSignature } from './errors.ts';
 
 // Tokens of signed URLs (`/object/sign/<bucket>/<path>?token=…`): whoever holds the URL may
@@ -9,6 +10,9 @@ import { expiredSignature, invalidSignature } from './errors.ts';
 // signs a JWT with the project's secret; the client never reads the token, so its form is ours.
 
 type Payload = { u: string; e: number };
+
+/** What the signing key is derived for (Secrets.derive): one key for every signed URL. */
+export const SIGNED_URL_PURPOSE = 'storage-signed-url';
 
 const mac = (key: Buffer, body: string) => createHmac('sha256', key).update(body).digest();
 
@@ -35,4 +39,24 @@ export function verifyObjectUrl(key: Buffer, token: string, objectKey: string, n
   }
   if (payload.u !== objectKey || typeof payload.e !== 'number') throw invalidSignature();
   if (payload.e * 1000 <= now.getTime()) throw expiredSignature();
+}
+
+export type SignedUrlDeps = {
+  secrets: { derive(purpose: string): Buffer };
+  publicUrl: string;
+  now: () => Date;
+};
+
+/**
+ * The full signed URL of one object of the bucket (`path` inside it), valid for `expiresInSeconds`:
+ * what a post's reader shows, and what Meta's servers fetch when the publisher posts the media.
+ */
+export function signedMediaUrl(deps: SignedUrlDeps, path: string, expiresInSeconds: number): string {
+  const key = `${SOCIAL_MEDIA_BUCKET}/${path}`;
+  const token = signObjectUrl(
+    deps.secrets.derive(SIGNED_URL_PURPOSE),
+    key,
+    new Date(deps.now().getTime() + expiresInSeconds * 1000),
+  );
+  return `${deps.publicUrl}/storage/v1/object/sign/${key}?token=${token}`;
 }

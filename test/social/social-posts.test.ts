@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { html, jpeg, png } from '../fakes/media/samples.ts';
 import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
-import { setPlan } from '../helpers/mcp.ts';
+import { agentToken, mcpClient, setPlan, tool } from '../helpers/mcp.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 let svc: TestService;
@@ -166,6 +166,15 @@ describe('media', () => {
     ]);
     for (const m of r.json.media) expect(m.storage_path).toMatch(new RegExp(`^${orgOf(owner)}/posts/`));
     expect((await files(owner)).length).toBe(before.length + 2);
+    // An agent reads the post with a link to each file, which works without a token.
+    const agent = await mcpClient(svc, (await agentToken(svc, owner, ['read'])).token);
+    const read = await tool(agent, 'svc_get_social_post', { id: r.json.id });
+    await agent.close();
+    const first = read.body.post.media[0];
+    expect(first.signed_url).toMatch(/\/storage\/v1\/object\/sign\/social-media\/.+\?token=/);
+    const download = await fetch(first.signed_url);
+    expect(download.status).toBe(200);
+    expect(new Uint8Array(await download.arrayBuffer())).toEqual(FILES['/shirt.jpg']);
     await posts(owner, 'DELETE', { id: r.json.id });
     expect(await files(owner)).toEqual(before);
   });

@@ -49,7 +49,7 @@ export const getSocialPostTool = defineTool({
   name: 'svc_get_social_post',
   title: 'Get a social post',
   description:
-    'One social post by id with its media, schedule, and the provider’s id and link once published. Returns {post}.',
+    'One social post by id with its media (each with a signed_url valid 1 h), schedule, and the provider’s id and link once published. Returns {post}.',
   scope: 'read',
   input: z.strictObject({ id: z.guid() }),
   output: z.object({ post }),
