@@ -27,7 +27,9 @@ export type FailKind =
   /** Never answer: the client's deadline is what ends the call. */
   | 'hang'
   /** Close the connection without answering: the client sees a network error. */
-  | 'drop';
+  | 'drop'
+  /** Do what was asked (send, publish), then close the connection: the answer is lost. */
+  | 'lost';
 
 /**
  * A Graph error answer, or any other answer a test wants the fake to give once. A string body is
@@ -100,7 +102,7 @@ export function unknownObject(id: string): Fault {
   );
 }
 
-export function cannedFault(kind: Exclude<FailKind, 'hang' | 'drop'>, channel: FakeChannel): Fault {
+export function cannedFault(kind: Exclude<FailKind, 'hang' | 'drop' | 'lost'>, channel: FakeChannel): Fault {
   const wa = channel === 'whatsapp';
   switch (kind) {
     case 'server':
