@@ -1,0 +1,321 @@
+import { z } from 'zod';
+import { claimedOrganization, type Principal, type Queryable } from '../platform/db/database.ts';
+import { Params } from '../platform/db/params.ts';
+import { AppError, notFound, type PgError, validationError } from '../platform/errors.ts';
+import { requireScope } from './agent-keys.ts';
+import type { Deps } from './deps.ts';
+import { parseInput } from './inputs.ts';
+import { listPage } from './pagination.ts';
+import {
+  MAX_SCHEDULE_AHEAD_DAYS,
+  MEDIA_CONSTRAINTS,
+  SOCIAL_MINIMUM_PLAN,
+  SOCIAL_PLATFORMS,
+  WRITABLE_PLATFORMS,
+} from './social.ts';
+import { type MediaDeps, removeStored, type StoredMedia, storeMedia } from './social-media.ts';
+
+// The social calendar's posts (issue 14, docs/social.md): the rules every entry point shares —
+// the MCP social tools, /functions/v1/social-posts and content-calendar. The database enforces the
+// lifecycle (migrations/0022); this module checks the plan, scope and account first, downloads
+// media before anything is written (a refused download leaves no post and no file), and reads
+// posts with their media. Callers act under row-level security.
+
+export type SocialDeps = Pick<Deps, 'db' | 'plans'> & MediaDeps;
+
+const NOT_WRITABLE = `Only Facebook posts (and Instagram posts, through an Instagram account connected with its Meta login) can be created; ${SOCIAL_PLATFORMS.filter((p) => !(WRITABLE_PLATFORMS as readonly string[]).includes(p) && p !== 'instagram').join(' and ')} are read-only`;
+
+const scheduledAt = z.iso.datetime({ offset: true }).describe('ISO 8601 with an offset');
+const MediaUrls = z.array(z.url().max(2048)).max(MEDIA_CONSTRAINTS.max_items_per_post);
+
+export const NewSocialPost = z.strictObject({
+  platform: z.enum(SOCIAL_PLATFORMS),
+  account_id: z.guid().optional(),
+  message: z.string().trim().min(1).max(MEDIA_CONSTRAINTS.max_message_chars).optional(),
+  link: z.url().max(2048).optional(),
+  media_urls: MediaUrls.optional(),
+  scheduled_at: scheduledAt.optional(),
+});
+export type NewSocialPostInput = z.input<typeof NewSocialPost>;
+
+export const SocialPostChanges = z.strictObject({
+  id: z.guid(),
+  message: z.string().trim().min(1).max(MEDIA_CONSTRAINTS.max_message_chars).nullable().optional(),
+  link: z.url().max(2048).nullable().optional(),
+  media_urls: MediaUrls.optional(),
+  scheduled_at: scheduledAt.optional(),
+  cancel: z.literal(true).optional(),
+});
+export type SocialPostChangesInput = z.input<typeof SocialPostChanges>;
+
+/** Free plans have no social calendar: plan_required, naming the cheapest plan that has it. */
+export async function requireSocialPlan(deps: Pick<Deps, 'plans'>, principal: Principal): Promise<void> {
+  const org = claimedOrganization(principal);
+  const plan = org ? await deps.plans.forOrganization(org) : null;
+  if (!plan || plan.slug !== 'free') return;
+  throw new AppError(
+    403,
+    'plan_required',
+    `The social calendar needs the ${SOCIAL_MINIMUM_PLAN} plan or higher; this organization is on ${plan.name}. A person can upgrade the plan.`,
+    { plan: plan.slug },
+    { minimum_plan: SOCIAL_MINIMUM_PLAN },
+  );
+}
+
+const notConfigured = (reason: 'no_connected_account' | 'module_unavailable') =>
+  new AppError(
+    409,
+    'social_not_configured',
+    reason === 'no_connected_account'
+      ? 'No Facebook Page or Instagram account is connected: an owner or admin connects one at /functions/v1/connected-accounts'
+      : 'The social calendar is not available on this service: an operator runs the migrations (svc migrate)',
+    { reason },
+  );
+
+type Account = { id: string; provider: 'facebook' | 'instagram'; external_id: string; name: string | null };
+
+async function socialAccounts(tx: Queryable): Promise<Account[]> {
+  return tx.query<Account>(
+    `select a.id, a.provider, a.external_id, a.name from public.connected_accounts a
+      where a.organization_id = app.current_org_id() and a.provider in ('facebook', 'instagram')
+        and a.disconnected_at is null order by a.created_at, a.id`,
+  );
+}
+
+/**
+ * Runs a social operation as the caller: the plan first, then (for writes) the scope, then a
+ * connected account must exist. A missing social table is the configuration error, not a 500.
+ */
+async function asSocial<T>(
+  deps: SocialDeps,
+  principal: Principal,
+  access: 'read' | 'write',
+  fn: (tx: Queryable, accounts: Account[]) => Promise<T>,
+): Promise<T> {
+  await requireSocialPlan(deps, principal);
+  if (access === 'write') await requireScope(deps, principal, 'write', 'Changing social posts');
+  try {
+    return await deps.db.asPrincipal(
+      principal,
+      async (tx) => {
+        const accounts = await socialAccounts(tx);
+        if (!accounts.length) throw notConfigured('no_connected_account');
+        if (access === 'write') await tx.query(`select set_config('svc.social_write', 'on', true)`);
+        return fn(tx, accounts);
+      },
+      { readOnly: access === 'read' },
+    );
+  } catch (err) {
+    if ((err as PgError).code === '42P01') throw notConfigured('module_unavailable');
+    throw err;
+  }
+}
+
+/** The account a new post goes out on: the one named, else the only one of its platform. */
+function accountFor(accounts: Account[], platform: string, accountId: string | undefined): Account {
+  if (!(WRITABLE_PLATFORMS as readonly string[]).includes(platform) && platform !== 'instagram')
+    throw validationError([{ path: 'platform', message: NOT_WRITABLE }], NOT_WRITABLE);
+  const fits = accounts.filter((a) => a.provider === platform);
+  const account = accountId ? fits.find((a) => a.id === accountId) : fits.length === 1 ? fits[0] : undefined;
+  if (account) return account;
+  const message = accountId
+    ? `No connected ${platform} account ${accountId} in this organization`
+    : fits.length
+      ? `Several ${platform} accounts are connected: give account_id (svc_list_social_accounts)`
+      : `No ${platform} account is connected`;
+  throw validationError([{ path: 'account_id', message }], message);
+}
+
+const POST_ROW = `to_jsonb(p) - 'calendar_at' || jsonb_build_object(
+  'platform', case when p.meta_payload ->> 'platform' = 'instagram' then 'instagram' else p.platform end,
+  'media', coalesce((select jsonb_agg(jsonb_build_object('position', m.position, 'storage_path', m.storage_path,
+      'mime_type', m.mime_type, 'bytes', m.bytes, 'width', m.width, 'height', m.height, 'source_url', m.source_url)
+      order by m.position)
+    from public.social_post_media m where m.organization_id = p.organization_id and m.post_id = p.id), '[]'))`;
+
+export type SocialPostRecord = Record<string, unknown> & { id: string; status: string };
+
+async function readPost(tx: Queryable, id: string): Promise<SocialPostRecord> {
+  const [row] = await tx.query<{ r: SocialPostRecord }>(
+    `select ${POST_ROW} as r from public.social_posts p where p.organization_id = app.current_org_id() and p.id = $1`,
+    [id],
+  );
+  if (!row) throw notFound('social post');
+  return row.r;
+}
+
+async function insertMedia(tx: Queryable, postId: string, media: StoredMedia[]) {
+  for (const [i, m] of media.entries())
+    await tx.query(
+      `insert into public.social_post_media (post_id, position, storage_path, mime_type, bytes, width, height, source_url)
+       values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [postId, i + 1, m.storage_path, m.mime_type, m.bytes, m.width ?? null, m.height ?? null, m.source_url],
+    );
+}
+
+/**
+ * Downloads `urls` into the organization's folder, runs `write` with them, and removes the files
+ * again when the write fails: a refused post leaves nothing behind.
+ */
+async function withMedia<T>(
+  deps: SocialDeps,
+  principal: Principal,
+  urls: string[] | undefined,
+  write: (media: StoredMedia[] | undefined) => Promise<T>,
+): Promise<T> {
+  const org = claimedOrganization(principal) as string;
+  const media = urls ? await storeMedia(deps, org, urls) : undefined;
+  try {
+    return await write(media);
+  } catch (err) {
+    if (media?.length) await removeStored(deps, media);
+    throw err;
+  }
+}
+
+export async function createSocialPost(deps: SocialDeps, principal: Principal, raw: NewSocialPostInput) {
+  const input = parseInput(NewSocialPost, raw);
+  if (!input.message && !input.link && !input.media_urls?.length)
+    throw validationError([{ path: 'message', message: 'A post needs a message, a link or media' }]);
+  // The account is checked before any download: a post that cannot be made fetches nothing.
+  await asSocial(deps, principal, 'read', async (_tx, accounts) =>
+    accountFor(accounts, input.platform, input.account_id),
+  );
+  return withMedia(deps, principal, input.media_urls, (media) =>
+    asSocial(deps, principal, 'write', async (tx, accounts) => {
+      const account = accountFor(accounts, input.platform, input.account_id);
+      const [row] = await tx.query<{ id: string }>(
+        `insert into public.social_posts (platform, account_id, status, message, link, scheduled_at, created_by)
+         values ($1, $2, $3, $4, $5, $6, app.actor()) returning id`,
+        [
+          input.platform,
+          account.id,
+          input.scheduled_at ? 'scheduled' : 'draft',
+          input.message ?? null,
+          input.link ?? null,
+          input.scheduled_at ?? null,
+        ],
+      );
+      const id = (row as { id: string }).id;
+      await insertMedia(tx, id, media ?? []);
+      return readPost(tx, id);
+    }),
+  );
+}
+
+export async function updateSocialPost(deps: SocialDeps, principal: Principal, raw: SocialPostChangesInput) {
+  const input = parseInput(SocialPostChanges, raw);
+  if (input.cancel && input.scheduled_at)
+    throw validationError([{ path: 'cancel', message: 'Cancel or reschedule, not both' }]);
+  return withMedia(deps, principal, input.media_urls, (media) =>
+    asSocial(deps, principal, 'write', async (tx) => {
+      const before = await readPost(tx, input.id);
+      const p = new Params();
+      const sets: string[] = [];
+      if (input.message !== undefined) sets.push(`message = ${p.add(input.message)}`);
+      if (input.link !== undefined) sets.push(`link = ${p.add(input.link)}`);
+      if (input.cancel) sets.push(`status = 'draft'`);
+      if (input.scheduled_at)
+        sets.push(`status = 'scheduled'`, `scheduled_at = ${p.add(input.scheduled_at)}`);
+      // Touching the row runs the lifecycle check even when only the media change.
+      sets.push('updated_at = now()');
+      await tx.query(
+        `update public.social_posts set ${sets.join(', ')}
+          where organization_id = app.current_org_id() and id = ${p.add(input.id)}`,
+        p.values,
+      );
+      if (media) {
+        await tx.query(
+          'delete from public.social_post_media where organization_id = app.current_org_id() and post_id = $1',
+          [input.id],
+        );
+        await insertMedia(tx, input.id, media);
+      }
+      const after = await readPost(tx, input.id);
+      if (!after.message && !after.link && !(after.media as unknown[]).length)
+        throw validationError([{ path: 'message', message: 'A post needs a message, a link or media' }]);
+      return { post: after, previous_status: before.status };
+    }),
+  );
+}
+
+export async function deleteSocialPost(deps: SocialDeps, principal: Principal, id: string) {
+  const removed = await asSocial(deps, principal, 'write', async (tx) => {
+    const post = await readPost(tx, id);
+    await tx.query(
+      'delete from public.social_posts where organization_id = app.current_org_id() and id = $1',
+      [id],
+    );
+    return post;
+  });
+  await removeStored(deps, removed.media as StoredMedia[]);
+  return removed;
+}
+
+export async function getSocialPost(deps: SocialDeps, principal: Principal, id: string) {
+  return asSocial(deps, principal, 'read', (tx) => readPost(tx, id));
+}
+
+export type SocialPostFilter = {
+  status?: string[];
+  platform?: string;
+  account_id?: string;
+  from?: string;
+  to?: string;
+  limit: number;
+  cursor?: string;
+};
+
+export async function listSocialPosts(deps: SocialDeps, principal: Principal, f: SocialPostFilter) {
+  await asSocial(deps, principal, 'read', async () => {});
+  const p = new Params();
+  const where: string[] = [];
+  if (f.status?.length) where.push(`p.status = any (${p.add(f.status)}::text[])`);
+  if (f.platform) where.push(`p.platform = ${p.add(f.platform)}`);
+  if (f.account_id) where.push(`p.account_id = ${p.add(f.account_id)}::uuid`);
+  if (f.from) where.push(`p.calendar_at >= ${p.add(f.from)}::timestamptz`);
+  if (f.to) where.push(`p.calendar_at < ${p.add(f.to)}::timestamptz`);
+  const { items, next_cursor } = await listPage<SocialPostRecord>(deps, principal, {
+    from: 'public.social_posts p',
+    alias: 'p',
+    row: POST_ROW,
+    where,
+    p,
+    cursor: f.cursor,
+    limit: f.limit,
+  });
+  return { posts: items, next_cursor };
+}
+
+export async function listSocialAccounts(deps: SocialDeps, principal: Principal) {
+  return asSocial(deps, principal, 'read', async (_tx, accounts) => accounts);
+}
+
+/**
+ * Scheduled and published posts between two instants, grouped by the day they fall on in
+ * `timezone` (an IANA name). The database does the grouping, so a day is the zone's own midnight
+ * to midnight, daylight saving included.
+ */
+export async function contentCalendar(
+  deps: SocialDeps,
+  principal: Principal,
+  q: { from: string; to: string; timezone: string },
+) {
+  if (!Intl.supportedValuesOf('timeZone').includes(q.timezone) && q.timezone !== 'UTC')
+    throw validationError([{ path: 'timezone', message: 'An IANA time zone, e.g. Europe/Lisbon' }]);
+  const days = MAX_SCHEDULE_AHEAD_DAYS + 31;
+  if (Date.parse(q.to) - Date.parse(q.from) > days * 86_400_000 || Date.parse(q.to) <= Date.parse(q.from))
+    throw validationError([{ path: 'to', message: `After from, and at most ${days} days after it` }]);
+  return asSocial(deps, principal, 'read', async (tx) => {
+    const rows = await tx.query<{ day: string; posts: SocialPostRecord[] }>(
+      `select to_char(p.calendar_at at time zone $3, 'YYYY-MM-DD') as day,
+              jsonb_agg(${POST_ROW} order by p.calendar_at, p.id) as posts
+         from public.social_posts p
+        where p.organization_id = app.current_org_id() and p.status in ('scheduled', 'publishing', 'published')
+          and p.calendar_at >= $1::timestamptz and p.calendar_at < $2::timestamptz
+        group by 1 order by 1`,
+      [q.from, q.to, q.timezone],
+    );
+    return { timezone: q.timezone, days: rows };
+  });
+}
