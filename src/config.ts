@@ -105,6 +105,14 @@ const schema = z.object({
     .min(1)
     .max(7 * 86400)
     .default(3 * 3600),
+  // The social publisher (docs/social.md): runs per post (transient Graph errors), the first wait
+  // (doubling, capped at 30 min); how often and how many times one run reads an Instagram container
+  // before leaving it for the next run; how often Insights are pulled for a published post.
+  SOCIAL_PUBLISH_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
+  SOCIAL_PUBLISH_BACKOFF_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  SOCIAL_CONTAINER_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(3000),
+  SOCIAL_CONTAINER_POLLS: z.coerce.number().int().min(1).max(100).default(10),
+  SOCIAL_METRICS_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
   // The job worker (docs/jobs.md): in this process beside the API, or not (`svc worker` elsewhere).
   WORKER: z.enum(['inline', 'off']).default('inline'),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
@@ -173,6 +181,14 @@ export type Config = {
   /** How outbound messages are retried (src/jobs/send-message.ts). */
   sendRetry: { firstRetrySeconds: number; attempts: number; backoffSeconds: number; maxAgeSeconds: number };
   worker: { mode: 'inline' | 'off'; concurrency: number; pollMs: number; superviseSeconds: number };
+  /** The publisher and the metrics job (src/jobs/publish-social-post.ts, pull-social-metrics.ts). */
+  social: {
+    publishAttempts: number;
+    publishBackoffSeconds: number;
+    containerPollMs: number;
+    containerPolls: number;
+    metricsIntervalSeconds: number;
+  };
   recovery: {
     tokenTtlSeconds: number;
     maxPerEmail: number;
@@ -295,6 +311,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       concurrency: e.WORKER_CONCURRENCY,
       pollMs: e.WORKER_POLL_MS,
       superviseSeconds: e.WORKER_SUPERVISE_SECONDS,
+    },
+    social: {
+      publishAttempts: e.SOCIAL_PUBLISH_ATTEMPTS,
+      publishBackoffSeconds: e.SOCIAL_PUBLISH_BACKOFF_SECONDS,
+      containerPollMs: e.SOCIAL_CONTAINER_POLL_MS,
+      containerPolls: e.SOCIAL_CONTAINER_POLLS,
+      metricsIntervalSeconds: e.SOCIAL_METRICS_INTERVAL_SECONDS,
     },
     recovery: {
       tokenTtlSeconds: e.RECOVERY_TOKEN_TTL_SECONDS,

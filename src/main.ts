@@ -9,7 +9,7 @@ import { createPasswords } from './auth/password.ts';
 import { loadSigningKeys } from './auth/signing-keys.ts';
 import { type Config, resolvePublicUrl } from './config.ts';
 import { createPlanCache } from './domain/plan-cache.ts';
-import { type MakeJob, startJobs } from './jobs/index.ts';
+import { type MakeJob, type MediaUrl, startJobs } from './jobs/index.ts';
 import { lockDataDir } from './platform/data-dir-lock.ts';
 import type { Database } from './platform/db/database.ts';
 import { migrate, SCHEMA_CHANNEL } from './platform/db/migrate.ts';
@@ -37,6 +37,8 @@ export async function startService(
     now?: () => Date;
     /** Jobs beside src/jobs' own (tests register what they need). */
     jobs?: MakeJob[];
+    /** Signed URLs of stored media for the social publisher (src/jobs/index.ts, JobDeps). */
+    mediaUrl?: MediaUrl;
   } = {},
 ): Promise<RunningService> {
   const log = createLogger(config.logLevel, opts.logDestination);
@@ -107,7 +109,7 @@ export async function startService(
     const now = opts.now ?? (() => new Date());
     // The worker runs in this process unless WORKER=off (then `svc worker` runs it elsewhere).
     queue = await startJobs(
-      { config, db, log, now, secrets },
+      { config, db, log, now, secrets, mediaUrl: opts.mediaUrl },
       { work: config.worker.mode === 'inline', extra: opts.jobs },
     );
     services = {

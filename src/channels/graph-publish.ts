@@ -132,14 +132,17 @@ export function createGraphPublisher(config: GraphClientConfig): GraphPublisher 
       return created(await post('instagram', ig, 'media', body));
     },
     async containerStatus(ig, id) {
-      return read(await get('instagram', ig, encodeURIComponent(id), { fields: 'status_code,status' }), (b) => {
-        const code = b.status_code;
-        if (typeof code !== 'string') return undefined;
-        return {
-          status_code: code as ContainerStatus['status_code'],
-          status: typeof b.status === 'string' ? b.status : null,
-        };
-      });
+      return read(
+        await get('instagram', ig, encodeURIComponent(id), { fields: 'status_code,status' }),
+        (b) => {
+          const code = b.status_code;
+          if (typeof code !== 'string') return undefined;
+          return {
+            status_code: code as ContainerStatus['status_code'],
+            status: typeof b.status === 'string' ? b.status : null,
+          };
+        },
+      );
     },
     async instagramPublish(ig, containerId) {
       return created(await post('instagram', ig, 'media_publish', { creation_id: containerId }));
@@ -152,10 +155,15 @@ export function createGraphPublisher(config: GraphClientConfig): GraphPublisher 
     },
     async recentPosts(platform, a) {
       const fb = platform === 'facebook';
-      const answer = await get(platform, a, `${encodeURIComponent(a.externalId)}/${fb ? 'published_posts' : 'media'}`, {
-        fields: fb ? 'id,message,created_time,permalink_url' : 'id,caption,timestamp,permalink',
-        limit: '25',
-      });
+      const answer = await get(
+        platform,
+        a,
+        `${encodeURIComponent(a.externalId)}/${fb ? 'published_posts' : 'media'}`,
+        {
+          fields: fb ? 'id,message,created_time,permalink_url' : 'id,caption,timestamp,permalink',
+          limit: '25',
+        },
+      );
       return read(answer, (b) =>
         Array.isArray(b.data)
           ? (b.data as Record<string, unknown>[]).map((p) => ({
@@ -209,7 +217,8 @@ function created(answer: Answer): PublishResult {
 function read<T>(answer: Answer, pick: (b: Record<string, unknown>) => T | undefined): ReadResult<T> {
   if (!answer.ok) return answer;
   const value = pick((answer.body ?? {}) as Record<string, unknown>);
-  if (value === undefined) return invalidResponse(answer.status, 'Graph answered without the fields asked for');
+  if (value === undefined)
+    return invalidResponse(answer.status, 'Graph answered without the fields asked for');
   return { ok: true, value };
 }
 

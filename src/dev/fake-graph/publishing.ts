@@ -19,7 +19,12 @@ export type FakeObject = {
   permalink: string | null;
   body: Json;
   /** Containers: status reads left before FINISHED, and how they end. */
-  container?: { polls: number; end: 'FINISHED' | 'ERROR' | 'EXPIRED'; published: boolean; carouselItem: boolean };
+  container?: {
+    polls: number;
+    end: 'FINISHED' | 'ERROR' | 'EXPIRED';
+    published: boolean;
+    carouselItem: boolean;
+  };
 };
 
 /** Metric names Graph answers today (2025 renames: post_impressions → post_media_view, impressions → views). */
@@ -42,7 +47,8 @@ export const INSTAGRAM_MEDIA_METRICS = [
   'ig_reels_avg_watch_time',
 ];
 
-const digits = (n: number) => Array.from({ length: n }, (_, i) => (i === 0 ? randomInt(1, 10) : randomInt(0, 10))).join('');
+const digits = (n: number) =>
+  Array.from({ length: n }, (_, i) => (i === 0 ? randomInt(1, 10) : randomInt(0, 10))).join('');
 /** Graph's time format: 2026-11-24T06:00:00+0000. */
 const graphTime = (d: Date) => `${d.toISOString().slice(0, 19)}+0000`;
 const isHttpUrl = (v: unknown) => typeof v === 'string' && /^https?:\/\//.test(v) && URL.canParse(v);
@@ -86,13 +92,15 @@ export function createPublishing(options: PublishingOptions = {}) {
           return bad('param message, link or attached_media is required.');
         if (b.link !== undefined && !isHttpUrl(b.link)) return bad('param link must be a valid URL.');
         if (attached !== undefined) {
-          if (!Array.isArray(attached) || attached.length === 0) return bad('param attached_media must be a list.');
+          if (!Array.isArray(attached) || attached.length === 0)
+            return bad('param attached_media must be a list.');
           for (const a of attached as Json[]) {
             const photo = objects.get(String(a?.media_fbid));
-            if (!photo || photo.kind !== 'photo' || photo.owner !== owner || photo.published)
+            if (photo?.kind !== 'photo' || photo.owner !== owner || photo.published)
               return bad('param attached_media must name unpublished photos of this Page (media_fbid).');
           }
-          for (const a of attached as Json[]) (objects.get(String(a.media_fbid)) as FakeObject).body.attached = true;
+          for (const a of attached as Json[])
+            (objects.get(String(a.media_fbid)) as FakeObject).body.attached = true;
         }
         return ok({ id: post(owner, b, (b.message as string) ?? null).id });
       }
@@ -123,10 +131,15 @@ export function createPublishing(options: PublishingOptions = {}) {
       if (edge === 'media') return container(owner, b);
       if (edge === 'media_publish') {
         const c = objects.get(String(b.creation_id));
-        if (!c || c.kind !== 'container' || c.owner !== owner || c.container?.carouselItem)
+        if (c?.kind !== 'container' || c.owner !== owner || c.container?.carouselItem)
           return bad('param creation_id must be a media container of this account.');
         if (c.container?.published)
-          return graphError(400, 100, '(#100) The media container has already been published.', 'OAuthException');
+          return graphError(
+            400,
+            100,
+            '(#100) The media container has already been published.',
+            'OAuthException',
+          );
         if (c.container?.polls !== 0 || c.container.end !== 'FINISHED')
           return graphError(400, 9007, 'Media ID is not available', 'OAuthException', 2207027);
         c.container.published = true;
@@ -149,11 +162,13 @@ export function createPublishing(options: PublishingOptions = {}) {
   function container(owner: string, b: Json): Fault {
     const type = b.media_type as string | undefined;
     const item = b.is_carousel_item === true || b.is_carousel_item === 'true';
-    if (typeof b.caption === 'string' && b.caption.length > 2200) return bad('param caption is longer than 2200 characters.');
+    if (typeof b.caption === 'string' && b.caption.length > 2200)
+      return bad('param caption is longer than 2200 characters.');
     if (item && b.caption !== undefined) return bad('A carousel item takes no caption.');
     if (type === 'CAROUSEL') {
       const children = typeof b.children === 'string' ? b.children.split(',') : [];
-      if (children.length < 2 || children.length > 10) return bad('param children must list 2 to 10 containers.');
+      if (children.length < 2 || children.length > 10)
+        return bad('param children must list 2 to 10 containers.');
       for (const id of children) {
         const c = objects.get(id);
         if (!c || c.owner !== owner || !c.container?.carouselItem)
@@ -192,14 +207,22 @@ export function createPublishing(options: PublishingOptions = {}) {
     const o = objects.get(id);
     if (edge === 'published_posts' || (edge === 'media' && !o)) {
       const list = [...objects.values()]
-        .filter((p) => p.owner === id && p.published && (edge === 'media' ? p.kind === 'media' : p.kind !== 'media'))
+        .filter(
+          (p) =>
+            p.owner === id && p.published && (edge === 'media' ? p.kind === 'media' : p.kind !== 'media'),
+        )
         .reverse()
         .slice(0, Number(query.limit ?? 25));
       const fb = edge === 'published_posts';
       return ok({
         data: list.map((p) =>
           fb
-            ? { id: p.id, message: p.text ?? undefined, created_time: p.created_time, permalink_url: p.permalink }
+            ? {
+                id: p.id,
+                message: p.text ?? undefined,
+                created_time: p.created_time,
+                permalink_url: p.permalink,
+              }
             : { id: p.id, caption: p.text ?? undefined, timestamp: p.created_time, permalink: p.permalink },
         ),
       });
@@ -213,7 +236,10 @@ export function createPublishing(options: PublishingOptions = {}) {
       if (field === 'permalink' && o.kind === 'media') out.permalink = o.permalink;
       if (field === 'shares') out.shares = { count: Number(insightsOf(o).shares ?? 0) };
       if (field === 'comments')
-        out.comments = { data: [], summary: { order: 'ranked', total_count: Number(insightsOf(o).comments ?? 0) } };
+        out.comments = {
+          data: [],
+          summary: { order: 'ranked', total_count: Number(insightsOf(o).comments ?? 0) },
+        };
       if (field === 'status_code' && o.container) {
         const c = o.container;
         if (c.published) out.status_code = 'PUBLISHED';

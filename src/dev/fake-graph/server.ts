@@ -173,7 +173,8 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
     const ownerId = accounts[id] || !options.accounts ? id : publishing.ownerOf(id);
     const owner = ownerId ? accounts[ownerId] : undefined;
     if (options.accounts && !owner) return unknownObject(id);
-    const channel: FakeChannel = owner?.channel ?? (edge === 'media' || edge === 'media_publish' ? 'instagram' : 'messenger');
+    const channel: FakeChannel =
+      owner?.channel ?? (edge === 'media' || edge === 'media_publish' ? 'instagram' : 'messenger');
     r.channel = channel;
     r.senderId = ownerId;
     const token = bearer(r);
@@ -184,7 +185,8 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
     if (!body) return invalidParameter(channel, 'The request body must be JSON or form fields.');
     const failure = failures.shift();
     if (failure === 'hang' || failure === 'drop') return failure;
-    if (failure && failure !== 'lost') return typeof failure === 'string' ? cannedFault(failure, channel) : failure;
+    if (failure && failure !== 'lost')
+      return typeof failure === 'string' ? cannedFault(failure, channel) : failure;
     const answer = publishing.create(id, channel === 'instagram' ? 'instagram' : 'messenger', edge, body);
     // 'lost': Meta did it, and the answer never arrived (a crash or a cut connection after the call).
     return failure === 'lost' && answer.status === 200 ? 'lost' : answer;
