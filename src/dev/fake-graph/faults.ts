@@ -29,7 +29,9 @@ export type FailKind =
   /** Close the connection without answering: the client sees a network error. */
   | 'drop'
   /** Do what was asked (send, publish), then close the connection: the answer is lost. */
-  | 'lost';
+  | 'lost'
+  /** Answer normally: lets a test aim a failure at a later request (`failNext(1, 'pass')` first). */
+  | 'pass';
 
 /**
  * A Graph error answer, or any other answer a test wants the fake to give once. A string body is
@@ -102,7 +104,10 @@ export function unknownObject(id: string): Fault {
   );
 }
 
-export function cannedFault(kind: Exclude<FailKind, 'hang' | 'drop' | 'lost'>, channel: FakeChannel): Fault {
+export function cannedFault(
+  kind: Exclude<FailKind, 'hang' | 'drop' | 'lost' | 'pass'>,
+  channel: FakeChannel,
+): Fault {
   const wa = channel === 'whatsapp';
   switch (kind) {
     case 'server':

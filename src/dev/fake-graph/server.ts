@@ -152,7 +152,8 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
     if (!body) return invalidParameter(channel, 'The request body must be JSON.');
     const problem = channel === 'whatsapp' ? checkWhatsApp(body) : checkMessaging(body, channel);
     if (problem) return invalidParameter(channel, problem);
-    const failure = failures.shift();
+    const planned = failures.shift();
+    const failure = planned === 'pass' ? undefined : planned;
     if (failure === 'lost') {
       accepted(channel, body);
       return 'lost';
@@ -183,7 +184,8 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
     if (r.method !== 'POST' || !edge) return unknownObject(id);
     const body = r.body && typeof r.body === 'object' ? (r.body as Record<string, unknown>) : null;
     if (!body) return invalidParameter(channel, 'The request body must be JSON or form fields.');
-    const failure = failures.shift();
+    const planned = failures.shift();
+    const failure = planned === 'pass' ? undefined : planned;
     if (failure === 'hang' || failure === 'drop') return failure;
     if (failure && failure !== 'lost')
       return typeof failure === 'string' ? cannedFault(failure, channel) : failure;
