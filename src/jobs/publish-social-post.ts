@@ -212,8 +212,8 @@ const refusal = (type: string, message: string): GraphFailure => ({
   error: { code: null, subcode: null, type, message, fbtrace_id: null },
 });
 
-async function fail(deps: PublishDeps, key: string[], failure: GraphFailure, extra: object = {}) {
-  await markFailed(deps.db, key, { ...providerError(failure), ...extra });
+async function fail(deps: PublishDeps, key: string[], failure: GraphFailure) {
+  await markFailed(deps.db, key, providerError(failure));
   return { state: 'failed' } as const;
 }
 
