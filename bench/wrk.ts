@@ -48,8 +48,18 @@ const ms = (text: string | undefined) => {
 };
 
 /** Drives `url` for `seconds`; req/s and latency percentiles as wrk reports them. */
-export function wrk(url: string, target: Target, seconds: number): Promise<Load> {
-  const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', scriptFor(target), url];
+export const wrk = (url: string, target: Target, seconds: number): Promise<Load> =>
+  wrkScript(url, scriptFor(target), seconds);
+
+/** The same with a Lua script of the caller's; `scriptArgs` reach its `init(args)`. */
+export function wrkScript(
+  url: string,
+  script: string,
+  seconds: number,
+  scriptArgs: string[] = [],
+): Promise<Load> {
+  const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, url];
+  if (scriptArgs.length) args.push('--', ...scriptArgs);
   return new Promise((resolve, reject) => {
     execFile(WRK, args, (err, stdout) => {
       if (err) return reject(err);

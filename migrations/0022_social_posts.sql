@@ -160,3 +160,12 @@ create trigger social_post_media_guard before insert or update or delete on publ
 
 select app.apply_tenant_policies('public.social_posts', true);
 select app.apply_tenant_policies('public.social_post_media', true);
+
+-- Deleting a post is part of writing the calendar (spec 4.6: the write scope suffices), unlike
+-- deleting contacts or orders, which takes admin.
+drop policy tenant_delete on public.social_posts;
+create policy tenant_delete on public.social_posts for delete to authenticated
+  using (organization_id = (select app.current_org_id()) and (select app.can_write()));
+drop policy tenant_delete on public.social_post_media;
+create policy tenant_delete on public.social_post_media for delete to authenticated
+  using (organization_id = (select app.current_org_id()) and (select app.can_write()));

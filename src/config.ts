@@ -91,6 +91,9 @@ const schema = z.object({
   // Processing a stored webhook event: runs in all, and the first wait (doubling, capped at 30 min).
   WEBHOOK_RETRY_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
   WEBHOOK_RETRY_BACKOFF_SECONDS: z.coerce.number().int().min(1).max(3600).default(15),
+  // A run not finished by then is presumed dead (a killed worker) and the event runs again. Well
+  // above a run's own work (one transaction, no outside calls); tests shorten it.
+  WEBHOOK_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
   // Outbound messages: retried with exponential backoff from SEND_RETRY_BACKOFF_SECONDS (doubling,
   // capped at 30 min) for SEND_RETRY_ATTEMPTS runs, and never past SEND_RETRY_MAX_AGE_SECONDS;
   // the defaults keep trying for 2 to 2.5 hours (docs/jobs.md). Tests shorten them.
@@ -105,6 +108,10 @@ const schema = z.object({
     .min(1)
     .max(7 * 86400)
     .default(3 * 3600),
+  // The retention purge (docs/retention.md): rows per delete statement, and the UTC hour of the
+  // daily run.
+  PURGE_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(1000),
+  PURGE_HOUR_UTC: z.coerce.number().int().min(0).max(23).default(3),
   // The social publisher (docs/social.md): runs per post (transient Graph errors), the first wait
   // (doubling, capped at 30 min); how often and how many times one run reads an Instagram container
   // before leaving it for the next run; how often Insights are pulled for a published post.
@@ -175,12 +182,14 @@ export type Config = {
   meta: { appSecret: string | undefined; verifyToken: string | undefined };
   /** Bearer token of internal-webhook; unset: that receiver answers 404. */
   internalWebhookToken: string | undefined;
-  webhookRetry: { attempts: number; backoffSeconds: number };
+  webhookRetry: { attempts: number; backoffSeconds: number; leaseSeconds: number };
   /** Where and how the Graph API is called (src/channels/graph-client.ts). */
   graph: { url: string; instagramUrl: string; version: string; timeoutMs: number };
   /** How outbound messages are retried (src/jobs/send-message.ts). */
   sendRetry: { firstRetrySeconds: number; attempts: number; backoffSeconds: number; maxAgeSeconds: number };
   worker: { mode: 'inline' | 'off'; concurrency: number; pollMs: number; superviseSeconds: number };
+  /** The retention purge (src/jobs/purge-expired.ts): rows per statement, UTC hour of the daily run. */
+  purge: { batchSize: number; hourUtc: number };
   /** The publisher and the metrics job (src/jobs/publish-social-post.ts, pull-social-metrics.ts). */
   social: {
     publishAttempts: number;
@@ -299,7 +308,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     meta: { appSecret: e.META_APP_SECRET, verifyToken: e.WHATSAPP_VERIFY_TOKEN },
     internalWebhookToken: e.INTERNAL_WEBHOOK_TOKEN,
-    webhookRetry: { attempts: e.WEBHOOK_RETRY_ATTEMPTS, backoffSeconds: e.WEBHOOK_RETRY_BACKOFF_SECONDS },
+    webhookRetry: {
+      attempts: e.WEBHOOK_RETRY_ATTEMPTS,
+      backoffSeconds: e.WEBHOOK_RETRY_BACKOFF_SECONDS,
+      leaseSeconds: e.WEBHOOK_LEASE_SECONDS,
+    },
     sendRetry: {
       firstRetrySeconds: e.SEND_FIRST_RETRY_SECONDS,
       attempts: e.SEND_RETRY_ATTEMPTS,
@@ -312,6 +325,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       pollMs: e.WORKER_POLL_MS,
       superviseSeconds: e.WORKER_SUPERVISE_SECONDS,
     },
+    purge: { batchSize: e.PURGE_BATCH_SIZE, hourUtc: e.PURGE_HOUR_UTC },
     social: {
       publishAttempts: e.SOCIAL_PUBLISH_ATTEMPTS,
       publishBackoffSeconds: e.SOCIAL_PUBLISH_BACKOFF_SECONDS,

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from '../config.ts';
 import { startService } from '../main.ts';
 import { migrate } from '../platform/db/migrate.ts';
 import { setPlanCommand } from './org-set-plan.ts';
+import { purgeCommand } from './purge.ts';
 import { openForCommand, serviceUrl } from './running-service.ts';
 import { replayCommand } from './webhooks-replay.ts';
 import { startWorker } from './worker.ts';
@@ -15,6 +16,7 @@ const USAGE = `usage: svc <command>
   keys                          print {"url","anon_key","service_role_key"} as one JSON line (url: the running service's)
   org set-plan <org_id> <plan>  move an organization to free | starter | growth | scale
   webhooks replay <id>|--failed process a webhook event again, or every failed and rejected one
+  purge                         delete what is older than each organization's data retention now; prints counts
   dev fake-graph [--port N]     run a local fake of Meta's Graph API (development only); prints its URL
 
 Configuration comes from the environment: see README.md.`;
@@ -70,6 +72,8 @@ async function main(argv: string[]): Promise<number> {
     case 'webhooks':
       if (rest[0] === 'replay') return replayCommand(config, rest[1]);
       break;
+    case 'purge':
+      return purgeCommand(config, rest);
     case 'dev':
       // Loaded only here: a running service never has the fake in its process.
       if (rest[0] === 'fake-graph')

@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import { startJobs } from '../jobs/index.ts';
+import type { Database } from '../platform/db/database.ts';
 import { migrate } from '../platform/db/migrate.ts';
 import { createLogger } from '../platform/log.ts';
 import { loadSecrets } from '../platform/secrets.ts';
@@ -9,11 +10,15 @@ import { openForCommand } from './running-service.ts';
  * `svc worker`: the job worker alone, no HTTP. Any number of them may run against one PostgreSQL
  * (pg-boss claims each job with FOR UPDATE SKIP LOCKED). On the embedded database it takes the
  * data directory's lock, so it is refused while `svc start` (which runs its own worker) is up.
- * Resolves to a stop function; SIGTERM/SIGINT call it.
+ * Resolves to a stop function; SIGTERM/SIGINT call it. `database` replaces the one the
+ * configuration opens (a test wraps it to stop a run at a known point); the worker closes it.
  */
-export async function startWorker(config: Config): Promise<() => Promise<void>> {
+export async function startWorker(
+  config: Config,
+  { database }: { database?: Database } = {},
+): Promise<() => Promise<void>> {
   const log = createLogger(config.logLevel);
-  const db = await openForCommand(config, 'worker');
+  const db = database ?? (await openForCommand(config, 'worker'));
   try {
     // The same schema the API expects: a worker started first must not run against an old one.
     const applied = await migrate(db);

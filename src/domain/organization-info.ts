@@ -5,8 +5,8 @@ import type { Deps } from './deps.ts';
 import { usageReport } from './usage.ts';
 
 /**
- * svc://organization/info: the organization, its plan with limits and usage, and who is asking
- * (the agent's key, the scopes its token grants, when the token expires).
+ * svc://organization/info: the organization, its plan with limits and usage, how long its data is
+ * kept, and who is asking (the agent's key, the scopes its token grants, when the token expires).
  */
 export async function organizationInfo(
   deps: Pick<Deps, 'db' | 'plans' | 'apiCallsToday'>,
@@ -42,6 +42,7 @@ export async function organizationInfo(
     usage: report.usage,
     warnings: report.warnings,
     upgrade: report.upgrade,
+    retention: report.retention,
     auth: {
       kind: 'agent',
       key_id: principal.keyId,

@@ -23,7 +23,9 @@ import { type MediaDeps, removeStored, type StoredMedia, storeMedia } from './so
 
 export type SocialDeps = Pick<Deps, 'db' | 'plans'> & MediaDeps;
 
-const NOT_WRITABLE = `Only Facebook posts (and Instagram posts, through an Instagram account connected with its Meta login) can be created; ${SOCIAL_PLATFORMS.filter((p) => !(WRITABLE_PLATFORMS as readonly string[]).includes(p) && p !== 'instagram').join(' and ')} are read-only`;
+const NOT_WRITABLE = `Only Facebook posts (and Instagram posts, through its Meta account) can be created; ${SOCIAL_PLATFORMS.filter(
+  (p) => !(WRITABLE_PLATFORMS as readonly string[]).includes(p),
+).join(' and ')} are read-only`;
 
 const scheduledAt = z.iso.datetime({ offset: true }).describe('ISO 8601 with an offset');
 const MediaUrls = z.array(z.url().max(2048)).max(MEDIA_CONSTRAINTS.max_items_per_post);
@@ -52,7 +54,7 @@ export type SocialPostChangesInput = z.input<typeof SocialPostChanges>;
 export async function requireSocialPlan(deps: Pick<Deps, 'plans'>, principal: Principal): Promise<void> {
   const org = claimedOrganization(principal);
   const plan = org ? await deps.plans.forOrganization(org) : null;
-  if (!plan || plan.slug !== 'free') return;
+  if (plan?.slug !== 'free') return;
   throw new AppError(
     403,
     'plan_required',
@@ -113,7 +115,7 @@ async function asSocial<T>(
 
 /** The account a new post goes out on: the one named, else the only one of its platform. */
 function accountFor(accounts: Account[], platform: string, accountId: string | undefined): Account {
-  if (!(WRITABLE_PLATFORMS as readonly string[]).includes(platform) && platform !== 'instagram')
+  if (!(WRITABLE_PLATFORMS as readonly string[]).includes(platform))
     throw validationError([{ path: 'platform', message: NOT_WRITABLE }], NOT_WRITABLE);
   const fits = accounts.filter((a) => a.provider === platform);
   const account = accountId ? fits.find((a) => a.id === accountId) : fits.length === 1 ? fits[0] : undefined;
@@ -242,10 +244,11 @@ export async function updateSocialPost(deps: SocialDeps, principal: Principal, r
 export async function deleteSocialPost(deps: SocialDeps, principal: Principal, id: string) {
   const removed = await asSocial(deps, principal, 'write', async (tx) => {
     const post = await readPost(tx, id);
-    await tx.query(
-      'delete from public.social_posts where organization_id = app.current_org_id() and id = $1',
+    const gone = await tx.query(
+      'delete from public.social_posts where organization_id = app.current_org_id() and id = $1 returning id',
       [id],
     );
+    if (!gone.length) throw notFound('social post');
     return post;
   });
   await removeStored(deps, removed.media as StoredMedia[]);
@@ -257,34 +260,64 @@ export async function getSocialPost(deps: SocialDeps, principal: Principal, id: 
 }
 
 export type SocialPostFilter = {
-  status?: string[];
-  platform?: string;
-  account_id?: string;
-  from?: string;
-  to?: string;
-  limit: number;
-  cursor?: string;
+  status?: string[] | undefined;
+  platform?: string | undefined;
+  account_id?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
 };
 
-export async function listSocialPosts(deps: SocialDeps, principal: Principal, f: SocialPostFilter) {
-  await asSocial(deps, principal, 'read', async () => {});
-  const p = new Params();
+function filterSql(f: SocialPostFilter, p: Params): string[] {
   const where: string[] = [];
   if (f.status?.length) where.push(`p.status = any (${p.add(f.status)}::text[])`);
   if (f.platform) where.push(`p.platform = ${p.add(f.platform)}`);
   if (f.account_id) where.push(`p.account_id = ${p.add(f.account_id)}::uuid`);
   if (f.from) where.push(`p.calendar_at >= ${p.add(f.from)}::timestamptz`);
   if (f.to) where.push(`p.calendar_at < ${p.add(f.to)}::timestamptz`);
+  return where;
+}
+
+/** Newest first, by cursor (the MCP tool). */
+export async function listSocialPosts(
+  deps: SocialDeps,
+  principal: Principal,
+  f: SocialPostFilter & { limit: number; cursor?: string | undefined },
+) {
+  await asSocial(deps, principal, 'read', async () => {});
+  const p = new Params();
   const { items, next_cursor } = await listPage<SocialPostRecord>(deps, principal, {
     from: 'public.social_posts p',
     alias: 'p',
     row: POST_ROW,
-    where,
+    where: filterSql(f, p),
     p,
     cursor: f.cursor,
     limit: f.limit,
   });
   return { posts: items, next_cursor };
+}
+
+/** Newest first, by page with the total (the list envelope of /functions/v1/social-posts). */
+export async function pageSocialPosts(
+  deps: SocialDeps,
+  principal: Principal,
+  f: SocialPostFilter,
+  page: { limit: number; offset: number },
+) {
+  return asSocial(deps, principal, 'read', async (tx) => {
+    const p = new Params();
+    const where = ['p.organization_id = app.current_org_id()', ...filterSql(f, p)].join(' and ');
+    const [count] = await tx.query<{ n: number }>(
+      `select count(*)::int as n from public.social_posts p where ${where}`,
+      p.values,
+    );
+    const rows = await tx.query<{ r: SocialPostRecord }>(
+      `select ${POST_ROW} as r from public.social_posts p where ${where}
+        order by p.created_at desc, p.id desc limit ${p.add(page.limit)} offset ${p.add(page.offset)}`,
+      p.values,
+    );
+    return { posts: rows.map((r) => r.r), total: count?.n ?? 0 };
+  });
 }
 
 export async function listSocialAccounts(deps: SocialDeps, principal: Principal) {

@@ -2,6 +2,7 @@ import type { Principal } from '../platform/db/database.ts';
 import { agentKeyGone, forbidden } from '../platform/errors.ts';
 import type { Deps } from './deps.ts';
 import type { OrgPlan } from './plan-cache.ts';
+import { retentionNote } from './retention.ts';
 
 type Period = 'total' | 'month' | 'day';
 const RESOURCES: [resource: string, period: Period][] = [
@@ -33,7 +34,7 @@ function counter(used: number, limit: number | null, period: Period): Counter {
 
 /**
  * agent-usage: the plan, every resource's use against its limit, a warning for each at or above
- * 80 %, and which plan to move to. Counts come from the database (app.current_usage) in the
+ * 80 %, which plan to move to, and how long data is kept (docs/retention.md). Counts come from the database (app.current_usage) in the
  * caller's own transaction; API calls from the daily counters.
  */
 export async function usageReport(deps: Pick<Deps, 'db' | 'plans' | 'apiCallsToday'>, principal: Principal) {
@@ -94,6 +95,7 @@ export async function usageReport(deps: Pick<Deps, 'db' | 'plans' | 'apiCallsTod
     usage,
     warnings,
     upgrade,
+    retention: retentionNote(plan.limits.data_retention_days),
     generated_at: new Date().toISOString(),
   };
 }

@@ -14,7 +14,7 @@ const Counter = z.object({
 const route = createRoute({
   method: 'get',
   path: '/agent-usage',
-  summary: 'Plan, usage against every limit, warnings at 80 %, and upgrade guidance',
+  summary: 'Plan, usage against every limit, warnings at 80 %, upgrade guidance, and data retention',
   description: 'For agents and for organization owners and admins.',
   responses: {
     200: jsonResponse(
@@ -31,6 +31,9 @@ const route = createRoute({
           }),
         ),
         upgrade: z.object({ recommended_plan: z.string(), reason: z.string() }).nullable(),
+        retention: z
+          .object({ days: z.number().int(), message: z.string() })
+          .openapi({ description: 'How long the plan keeps data before the daily purge deletes it' }),
         generated_at: z.string(),
       }),
       'Usage',

@@ -19,6 +19,8 @@ import { organizationPlan } from './organization-plan.ts';
 import { organizationSwitch } from './organization-switch.ts';
 import { sendMessageFunctions } from './send-message.ts';
 import { shopifyWebhook } from './shopify-webhook.ts';
+import { socialDeps } from './social-deps.ts';
+import { socialPosts } from './social-posts.ts';
 import { webhookEvents } from './webhook-events.ts';
 import { whatsappWebhook } from './whatsapp-webhook.ts';
 
@@ -38,6 +40,8 @@ const IN_ORGANIZATION = [
   'facebook-send-message',
   'instagram-send-message',
   'webhook-events',
+  'social-posts',
+  'content-calendar',
 ];
 
 /**
@@ -79,6 +83,7 @@ export function functionRoutes(s: Services) {
     webhookEvents(s),
     whatsappWebhook(s),
     shopifyWebhook(s),
+    socialPosts(socialDeps(s)),
     internalWebhook(s),
   ]) {
     app.route('/', r);

@@ -11,6 +11,7 @@ import type { Secrets } from '../platform/secrets.ts';
 import { processWebhookEventJob } from './process-webhook-event.ts';
 import { publishSocialPostJob } from './publish-social-post.ts';
 import { pullSocialMetricsJob } from './pull-social-metrics.ts';
+import { purgeExpiredJob, scheduleNextPurge } from './purge-expired.ts';
 import { sendMessageJob } from './send-message.ts';
 
 /** A URL Meta can download a stored file from (a signed URL of the storage bucket), valid that long. */
@@ -31,7 +32,19 @@ export type JobDeps = {
 
 export type MakeJob = (deps: JobDeps) => JobDefinition<never>;
 
-const JOBS: MakeJob[] = [sendMessageJob, processWebhookEventJob, publishSocialPostJob, pullSocialMetricsJob];
+const JOBS: MakeJob[] = [
+  sendMessageJob,
+  processWebhookEventJob,
+  purgeExpiredJob,
+  publishSocialPostJob,
+  pullSocialMetricsJob,
+];
+
+/**
+ * Recurring jobs: each makes sure its next run is in the queue, idempotently (a keyed enqueue), so
+ * every worker calls it at start and only the first call of a period creates the job.
+ */
+const SCHEDULES: ((deps: JobDeps) => Promise<void>)[] = [scheduleNextPurge];
 
 /**
  * Opens the queue and registers every job (and `extra`, which tests pass). A worker (`work`) also
@@ -52,7 +65,10 @@ export async function startJobs(
   try {
     const deps = { ...base, queue };
     await queue.register([...JOBS, ...(opts.extra ?? [])].map((make) => make(deps)));
-    if (opts.work) await queue.work({ concurrency: worker.concurrency });
+    if (opts.work) {
+      await queue.work({ concurrency: worker.concurrency });
+      for (const schedule of SCHEDULES) await schedule(deps);
+    }
   } catch (err) {
     await queue.stop({ timeoutMs: 1000 }).catch(() => {});
     throw err;

@@ -33,7 +33,7 @@ export const webhookPolicy = (config: Config): JobPolicy => ({
   backoffSeconds: config.webhookRetry.backoffSeconds,
   maxBackoffSeconds: 1800,
   maxAgeSeconds: 7 * 86400,
-  leaseSeconds: 120,
+  leaseSeconds: config.webhookRetry.leaseSeconds,
 });
 
 const isCeiling = (e: unknown) => (e as PgError).code === 'SV403';

@@ -75,6 +75,14 @@ const SCHEMAS: Record<string, unknown> = {
     scheduling: { must_be_future: true, max_days_ahead: MAX_SCHEDULE_AHEAD_DAYS },
     minimum_plan: SOCIAL_MINIMUM_PLAN,
     media: MEDIA_CONSTRAINTS,
+    rules: [
+      `every social tool needs the ${SOCIAL_MINIMUM_PLAN} plan or higher: on free the answer is plan_required with minimum_plan`,
+      'create, update and delete also need the write scope',
+      'without a connected Facebook Page or Instagram account the answer is social_not_configured (details.reason no_connected_account; module_unavailable when the service lacks the social tables)',
+      'account_id may be left out when exactly one account of the platform is connected (svc_list_social_accounts)',
+      'media_urls are downloaded by the service and checked by their content; one refused URL refuses the whole write',
+      'only draft and scheduled posts can be edited or deleted; anything else is invalid_transition with details.allowed',
+    ],
   },
 };
 
@@ -84,7 +92,7 @@ export const RESOURCES: Resource[] = [
     name: 'organization-info',
     title: 'Organization and access',
     description:
-      'The organization, its plan with limits and current usage, and this agent’s key, scopes and token expiry',
+      'The organization, its plan with limits and current usage, how long data is kept, and this agent’s key, scopes and token expiry',
     mimeType: 'application/json',
   },
   ...(['contacts', 'orders', 'inventory', 'social'] as const).map((name) => ({

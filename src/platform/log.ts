@@ -42,6 +42,16 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 }
 
 /**
+ * A logger for lines whose fields are fixed by the code that writes them and carry nothing a
+ * redaction path names (the access line: request id, method, path, status, time): the same
+ * destination, level, base fields and time format as `log`, without its redaction pass, which
+ * costs more than writing such a line. Anything else goes through `log` itself.
+ */
+export function accessLogger(log: Logger): Logger {
+  return log.child({}, { redact: { paths: [] } });
+}
+
+/**
  * Why a request failed, for operators: an error's name, message, SQLSTATE code and stack, never
  * its data (a database error's detail can quote row values). An error carrying a `cause` (the
  * public error a lower one was turned into) is logged by that cause.

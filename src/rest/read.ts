@@ -6,9 +6,55 @@ import { type ReadPlan, readPlan, relationOf } from './plan.ts';
 import { contentRange, pageOf, readStatus } from './range.ts';
 import type { ApiRequest } from './request.ts';
 import type { RestResponse } from './respond.ts';
-import { candidatesSql, ESTIMATE_ABOVE, plannedCountSql, readSql, SEARCH_CANDIDATES } from './sql.ts';
+import type { Relation } from './schema-cache.ts';
+import {
+  candidatesSql,
+  ESTIMATE_ABOVE,
+  plannedCountSql,
+  readSql,
+  SEARCH_CANDIDATES,
+  type Statement,
+} from './sql.ts';
 
 type Page = { body: string; returned: number; total: number | null };
+
+/**
+ * Plans and statements of reads by request shape, per relation of the schema cache: a reload
+ * replaces every Relation, so a changed catalog never meets a plan made from the old one. Within
+ * a relation the key is everything else `readPlan` and `readSql` read: the query string (filters,
+ * select, order, limit, offset), the Range header, the count after the role's rule and the
+ * caller's organization (bound in the statement). Nothing here is a row or a result: the
+ * statement still runs under the caller's own claims and RLS on every request. Only plans that
+ * were made (no error) are kept; at most STATEMENTS_MAX per relation, the oldest dropped first.
+ */
+type Prepared = { plan: ReadPlan; sql: Statement | null };
+const prepared = new WeakMap<Relation, Map<string, Prepared>>();
+const STATEMENTS_MAX = 500;
+
+function prepare(
+  s: Services,
+  req: ApiRequest,
+  rel: Relation,
+  page: ReturnType<typeof pageOf>,
+  count: ReadPlan['count'],
+): Prepared {
+  let byShape = prepared.get(rel);
+  if (!byShape) {
+    byShape = new Map();
+    prepared.set(rel, byShape);
+  }
+  const key = `${count}\n${req.organization}\n${req.range}\n${req.search}`;
+  let hit = byShape.get(key);
+  if (!hit) {
+    const plan = readPlan(s.schema, rel, req.query, page, count, req.organization);
+    const estimated = plan.count === 'planned' || plan.count === 'estimated';
+    // A search or an estimate builds its statement inside its transaction (fetchPage).
+    hit = { plan, sql: plan.search || estimated ? null : readSql(plan) };
+    if (byShape.size >= STATEMENTS_MAX) byShape.delete(byShape.keys().next().value as string);
+    byShape.set(key, hit);
+  }
+  return hit;
+}
 
 /** The planner's estimate of the rows a plan counts: the top node's "Plan Rows". */
 async function planned(tx: Queryable, plan: ReadPlan): Promise<number> {
@@ -35,10 +81,8 @@ async function candidates(tx: Queryable, plan: ReadPlan): Promise<string[] | und
  * sent as one implicit transaction (db.queryAs); a search (its candidate ids first) or an
  * estimated count (EXPLAIN after) takes a transaction of several.
  */
-function fetchPage(s: Services, req: ApiRequest, plan: ReadPlan): Promise<Page> {
-  const estimated = plan.count === 'planned' || plan.count === 'estimated';
-  if (!plan.search && !estimated) {
-    const sql = readSql(plan);
+function fetchPage(s: Services, req: ApiRequest, { plan, sql }: Prepared): Promise<Page> {
+  if (sql) {
     return s.db
       .queryAs<Page>(req.principal, sql.text, sql.values, { readOnly: true })
       .then(([row]) => row as Page);
@@ -70,10 +114,11 @@ export async function read(s: Services, req: ApiRequest): Promise<RestResponse> 
   // An estimate comes from statistics of the whole table, other tenants' rows included (a value's
   // frequency, a range's histogram): under RLS, planned and estimated counts are exact counts.
   const count = req.principal.kind === 'service' || req.prefer.count === null ? req.prefer.count : 'exact';
-  const plan = readPlan(s.schema, rel, req.query, page, count, req.organization);
-  const { body, returned, total } = await fetchPage(s, req, plan).catch((err) => {
-    throw explainDbError(err, rel, fromFilters(req.query.filters, undefined, req.query.embedded));
-  });
+  const { body, returned, total } = await fetchPage(s, req, prepare(s, req, rel, page, count)).catch(
+    (err) => {
+      throw explainDbError(err, rel, fromFilters(req.query.filters, undefined, req.query.embedded));
+    },
+  );
   const headers = { 'Content-Range': contentRange(page.offset, returned, total) };
   if (req.single) {
     if (returned !== 1) throw notSingle(returned);

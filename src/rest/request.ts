@@ -19,6 +19,9 @@ export type ApiRequest = {
    * person without one, or a read that spans the caller's organizations: their memberships).
    */
   organization: string | null;
+  /** The query string as sent (after `?`): what `query`, `columns` and `onConflict` were parsed from. */
+  search: string;
+  /** Shared by every request with the same query string (see parseQuery): never to be changed. */
   query: ReadQuery;
   /** `columns` and `on_conflict`, which only writes read. */
   columns: string | null;
@@ -29,17 +32,39 @@ export type ApiRequest = {
   range: string | undefined;
 };
 
+type ParsedQuery = Pick<ApiRequest, 'query' | 'columns' | 'onConflict'>;
+
+/**
+ * Parsed query strings, by their text: parsing is a pure function of it (names are checked
+ * against the schema later, in plan.ts), and its result is never changed by the stages after it.
+ * Only queries that parse are kept; at most PARSED_MAX, the oldest dropped first.
+ */
+const parsed = new Map<string, ParsedQuery>();
+const PARSED_MAX = 500;
+
+function parseQuery(url: string): { search: string; parsed: ParsedQuery } {
+  const q = url.indexOf('?');
+  const search = q < 0 ? '' : url.slice(q + 1);
+  let hit = parsed.get(search);
+  if (!hit) {
+    const params = new URL(url).searchParams;
+    hit = { query: parseRead(params), columns: params.get('columns'), onConflict: params.get('on_conflict') };
+    if (parsed.size >= PARSED_MAX) parsed.delete(parsed.keys().next().value as string);
+    parsed.set(search, hit);
+  }
+  return { search, parsed: hit };
+}
+
 export function apiRequest(c: Context, table: string, inOrganization: boolean): ApiRequest {
-  const params = new URL(c.req.url).searchParams;
+  const { search, parsed } = parseQuery(c.req.url);
   const principal = c.get('principal') as Principal;
   return {
     method: c.req.method as ApiRequest['method'],
     table,
     principal,
     organization: inOrganization ? claimedOrganization(principal) : null,
-    query: parseRead(params),
-    columns: params.get('columns'),
-    onConflict: params.get('on_conflict'),
+    search,
+    ...parsed,
     prefer: parsePrefer(c.req.header('prefer')),
     single: c.req.header('accept')?.includes(SINGLE) ?? false,
     range: c.req.header('range'),

@@ -21,21 +21,12 @@ export function runCli(args: string[], env: Record<string, string>) {
 }
 
 /** Starts `svc start` and resolves once it prints its URL. */
-export function startCli(env: Record<string, string>) {
-  return new Promise<{ child: ChildProcess; url: string; output: () => string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'start'], { env: { ...process.env, ...env } });
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d;
-      const m = /svc listening on (\S+)/.exec(out);
-      if (m?.[1]) resolve({ child, url: m[1], output: () => out });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', (d) => {
-      out += d;
-    });
-    child.on('exit', (code) => reject(new Error(`svc start exited with ${code}: ${out}`)));
-  });
+export async function startCli(env: Record<string, string>) {
+  // The whole line, so that a URL split between two chunks of output is never taken in part.
+  const listening = /svc listening on (\S+)\n/;
+  const { child, output } = await spawnUntil(['start'], env, listening, { cli: true });
+  const url = listening.exec(output())?.[1] as string;
+  return { child, url, output };
 }
 
 /**
@@ -62,3 +53,36 @@ export function tryStartCli(env: Record<string, string>) {
     child.on('close', (code) => resolve({ listening, code, output: out }));
   });
 }
+
+/**
+ * Starts `node <args>` (`cli: true`: `svc <args>`) and resolves once its output matches `ready`;
+ * for a process the test then signals (SIGTERM, SIGKILL) itself.
+ */
+export function spawnUntil(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  { cli = false }: { cli?: boolean } = {},
+) {
+  return new Promise<{ child: ChildProcess; output: () => string }>((resolve, reject) => {
+    const child = spawn(process.execPath, cli ? [BIN, ...args] : args, { env: { ...process.env, ...env } });
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d;
+      if (ready.test(out)) resolve({ child, output: () => out });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', reject);
+    child.on('exit', (code, signal) =>
+      reject(new Error(`exited with ${code ?? signal} before ${ready}: ${out}`)),
+    );
+  });
+}
+
+/** Resolves with how a child ended (its exit code, or the signal that ended it). */
+export const exited = (child: ChildProcess) =>
+  new Promise<number | string | null>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode ?? child.signalCode);
+    else child.once('exit', (code, signal) => resolve(code ?? signal));
+  });

@@ -63,6 +63,13 @@ describe('the MCP endpoint', () => {
       'svc_list_conversations',
       'svc_send_message',
       'svc_search',
+      'svc_list_social_posts',
+      'svc_get_social_post',
+      'svc_create_social_post',
+      'svc_update_social_post',
+      'svc_delete_social_post',
+      'svc_list_social_accounts',
+      'svc_get_content_calendar',
     ]);
     for (const t of tools) {
       // What it is for, when to use it, what it returns: in a sentence or two.
@@ -72,7 +79,10 @@ describe('the MCP endpoint', () => {
       expect(t.outputSchema).toBeUndefined();
       // Read tools say so; write tools say they destroy nothing and whether a repeat is harmless.
       if (t.annotations?.readOnlyHint !== true) {
-        expect(t.annotations).toMatchObject({ destructiveHint: false, idempotentHint: expect.any(Boolean) });
+        expect(t.annotations).toMatchObject({
+          destructiveHint: t.name === 'svc_delete_social_post',
+          idempotentHint: expect.any(Boolean),
+        });
       }
     }
     const { resources } = await client.listResources();

@@ -33,12 +33,15 @@ const WRITE_TOOLS = [
   'svc_create_order',
   'svc_update_order_status',
   'svc_send_message',
+  'svc_create_social_post',
+  'svc_update_social_post',
+  'svc_delete_social_post',
 ];
 
 describe('tools/list', () => {
   it('fits the token budget: 190 a tool on average, none above 400', async () => {
     const { tools } = await served(starter, ['write']);
-    expect(tools).toHaveLength(13);
+    expect(tools).toHaveLength(20);
     const { total, perTool } = toolListTokens(tools);
     expect(total).toBeLessThanOrEqual(tools.length * BUDGET.perTool);
     for (const t of perTool) expect(t.tokens, t.name).toBeLessThanOrEqual(BUDGET.maxTool);
@@ -87,6 +90,10 @@ describe('tools/list', () => {
       'svc_check_stock',
       'svc_list_conversations',
       'svc_search',
+      'svc_list_social_posts',
+      'svc_get_social_post',
+      'svc_list_social_accounts',
+      'svc_get_content_calendar',
     ]);
     for (const t of reader.tools) expect(t.annotations?.readOnlyHint, t.name).toBe(true);
     // A key asking for write on the free plan is granted read only: its list is the same.

@@ -2,13 +2,13 @@
 // unset → 404), then the body and the account (another organization's account or an unknown
 // organization → 400, never told to a caller without the token); a message.inbound event goes
 // through the inbox and the worker into the conversations, opening the WhatsApp window; the same
-// id twice is stored once.
+// id twice is stored once; 500 requests a minute per address, shared with Meta's receiver.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
 import { setPlan } from '../helpers/mcp.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { countOf, META_ENV, processPending } from './meta.ts';
+import { countOf, deliver, META_ENV, processPending } from './meta.ts';
 
 const TOKEN = 'internal-webhook-token-for-tests';
 let svc: TestService;
@@ -232,5 +232,30 @@ describe('order.status', () => {
     expect((await post(svc, unknown, 'wrong')).status).toBe(401);
     expect((await post(svc, event(orgOf(owner), { status: 'confirmed' }))).status).toBe(400);
     expect((await post(svc, event(orgOf(owner), { order_id: o.id, status: 'lost' }))).status).toBe(400);
+  });
+});
+
+describe('rate limit', () => {
+  it('500 requests a minute per address, shared with Meta’s receiver: the 501st is 429 with Retry-After, even with the token', async () => {
+    // A service of its own, so this test's address starts with the whole budget.
+    const limited = await startTestService({ ...META_ENV, INTERNAL_WEBHOOK_TOKEN: TOKEN });
+    try {
+      expect(limited.services.config.rateLimits.webhookPerMinute).toBe(500);
+      const statuses: number[] = [];
+      for (let i = 0; i < 250; i++) statuses.push((await post(limited, {}, 'wrong')).status);
+      for (let i = 0; i < 250; i++) statuses.push((await deliver(limited, '{}', { signature: null })).status);
+      expect(statuses.filter((s) => s !== 401)).toEqual([]);
+      const refused = await fetch(`${limited.url}/functions/v1/internal-webhook`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(inbound(orgOf(owner), account, {}, 'over-the-limit')),
+      });
+      expect(refused.status).toBe(429);
+      expect((await refused.json()).error).toBe('rate_limit_exceeded');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await countOf(limited, "app.webhook_events where provider = 'internal'")).toBe(0);
+    } finally {
+      await limited.stop();
+    }
   });
 });

@@ -34,6 +34,7 @@ async function restOrder(externalId: string) {
     { token: owner.access_token },
   );
   expect(r.status).toBe(200);
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON came back
   return r.json as Record<string, any>[];
 }
 
@@ -300,7 +301,7 @@ describe('plan ceilings', () => {
     const r = await deliverShopify(svc, shopifyOrder({ id }), { shop, secret: 'full-secret' });
     expect(r.status).toBe(200);
     await processPending(svc);
-    const [rejected] = await svc.services.db.query<Record<string, any>>(
+    const [rejected] = await svc.services.db.query<{ id: string; status: string; last_error: string }>(
       'select id, status, last_error from app.webhook_events where organization_id = $1',
       [fullOrg],
     );

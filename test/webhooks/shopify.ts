@@ -9,7 +9,8 @@ import type { TestService } from '../helpers/service.ts';
 // signed as Shopify signs (base64 HMAC-SHA256 of the bytes sent) and posted over real HTTP.
 
 const DIR = path.join(import.meta.dirname, '..', 'fixtures', 'shopify');
-const read = (name: string) => readFileSync(path.join(DIR, `${name}.json`), 'utf8');
+// Templates, not JSON: their placeholders stand where numbers go (64-bit ids stay exact as text).
+const read = (name: string) => readFileSync(path.join(DIR, `${name}.json.tmpl`), 'utf8');
 
 /** Each placeholder of `text` replaced (every occurrence, longest first). */
 function fill(text: string, values: Record<string, string>): string {

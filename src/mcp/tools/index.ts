@@ -4,6 +4,15 @@ import { listConversationsTool, sendMessageTool } from './conversations.ts';
 import { checkStockTool, listInventoryTool } from './inventory.ts';
 import { createOrderTool, getOrderTool, listOrdersTool, updateOrderStatusTool } from './orders.ts';
 import { searchTool } from './search.ts';
+import {
+  contentCalendarTool,
+  createSocialPostTool,
+  deleteSocialPostTool,
+  getSocialPostTool,
+  listSocialAccountsTool,
+  listSocialPostsTool,
+  updateSocialPostTool,
+} from './social.ts';
 
 /** Every tool the MCP server offers, in the order tools/list shows them. */
 export const TOOLS: Tool[] = [
@@ -20,4 +29,11 @@ export const TOOLS: Tool[] = [
   listConversationsTool,
   sendMessageTool,
   searchTool,
+  listSocialPostsTool,
+  getSocialPostTool,
+  createSocialPostTool,
+  updateSocialPostTool,
+  deleteSocialPostTool,
+  listSocialAccountsTool,
+  contentCalendarTool,
 ];

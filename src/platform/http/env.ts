@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Principal } from '../db/database.ts';
+import type { FinalHeaders } from './cors.ts';
 
 /** What middleware puts on the Hono context for handlers. */
 export type AppEnv = {
@@ -10,5 +11,7 @@ export type AppEnv = {
     principal: Principal;
     /** The caller's address: the socket's, or X-Forwarded-For as far as TRUST_PROXY allows. */
     clientIp: string;
+    /** X-Request-Id and CORS headers for the final response (cors.ts, FinalHeaders). */
+    finalHeaders: FinalHeaders;
   };
 };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type JobWithMetadata, PgBoss } from 'pg-boss';
 import type { Database } from '../db/database.ts';
 import type { Logger } from '../log.ts';
@@ -94,13 +95,18 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
       // query outside this transaction (a deadlock on PGlite's single connection).
       const def = definitions.get(name);
       if (!def) throw new Error(`unknown job "${name}": register it first`);
+      const keyed = eo.key === undefined ? undefined : keyedId(name, eo.key);
       const id = await boss.send(name, data, {
         db: transactionExecutor(tx),
         ...retryOptions(def.policy),
         ...(eo.startAfter !== undefined ? { startAfter: eo.startAfter } : {}),
+        // The job's id is derived from the key: pg-boss inserts `on conflict do nothing`, so the
+        // second enqueue of a key inserts nothing (and answers null) in every process.
+        ...(keyed ? { id: keyed } : {}),
       });
-      if (!id) throw new Error(`job "${name}" was not created`);
-      return id;
+      if (id) return id;
+      if (keyed) return keyed;
+      throw new Error(`job "${name}" was not created`);
     },
     async complete(name, id) {
       // includeQueued: pg-boss otherwise completes only a job a worker holds, and the point here
@@ -144,6 +150,15 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
       await boss.stop({ graceful: true, close: false, timeout: so.timeoutMs ?? 10_000 });
     },
   };
+}
+
+/** A UUID (version 8: custom) that only this name and key give. */
+export function keyedId(name: string, key: string): string {
+  const h = createHash('sha256').update(`${name}\0${key}`).digest();
+  h[6] = ((h[6] as number) & 0x0f) | 0x80;
+  h[8] = ((h[8] as number) & 0x3f) | 0x80;
+  const hex = h.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** A policy in pg-boss's terms. */

@@ -59,6 +59,12 @@ export type JobDefinition<T = unknown> = {
 export type EnqueueOptions = {
   /** Not before this moment (or this many seconds from now). */
   startAfter?: Date | number;
+  /**
+   * At most one job of this name and key, ever (until the queue forgets finished jobs): a second
+   * enqueue with the same key, from this process or another, creates nothing and returns the first
+   * job's id. For work that must happen once per period whoever asks (the daily purge).
+   */
+  key?: string;
 };
 
 export interface Queue {

@@ -1,0 +1,51 @@
+// The service as bench/webhooks.ts measures it, in a process of its own: the real composition
+// root (startService, the worker inline as `npm start` runs it) on DATABASE_URL or on PGlite in
+// BENCH_DATA_DIR, logging at info to stdout like a deployment, Meta's receiver configured with
+// the bench's app secret and the per-address limits out of the way. It signs up an owner on the
+// scale plan (no daily quota) with a connected WhatsApp number, tells its parent the URL and the
+// owner's credentials over IPC, and serves until SIGTERM. WORKER, WORKER_POLL_MS and
+// WORKER_CONCURRENCY pass through from the environment.
+import { loadConfig } from '../src/config.ts';
+import { startService } from '../src/main.ts';
+import { signUpOwner } from './bench-service.ts';
+import { APP_SECRET, PHONE_ID, VERIFY_TOKEN } from './webhook-deliveries.ts';
+
+export type ServiceInfo = { url: string; anonKey: string; accessToken: string };
+
+const env = process.env;
+const config = loadConfig({
+  PORT: '0',
+  LOG_LEVEL: 'info',
+  DATA_DIR: env.BENCH_DATA_DIR ?? '',
+  META_APP_SECRET: APP_SECRET,
+  WHATSAPP_VERIFY_TOKEN: VERIFY_TOKEN,
+  RATE_LIMIT_WEBHOOK_PER_MINUTE: '100000000',
+  RATE_LIMIT_STANDARD_PER_MINUTE: '100000000',
+  WORKER: env.WORKER,
+  WORKER_POLL_MS: env.WORKER_POLL_MS,
+  WORKER_CONCURRENCY: env.WORKER_CONCURRENCY,
+  ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL, DATABASE_POOL_SIZE: '16' } : {}),
+});
+const svc = await startService(config);
+const s = svc.services;
+const { accessToken, org } = await signUpOwner(svc, 'Bench');
+await s.db.query("update organizations set plan = 'scale' where id = $1", [org]);
+await s.db.query("update plans set api_calls_per_day = null where slug = 'scale'");
+s.plans.forget(org);
+const connect = await fetch(`${svc.url}/functions/v1/connected-accounts`, {
+  method: 'POST',
+  headers: {
+    apikey: s.keys.anonKey,
+    authorization: `Bearer ${accessToken}`,
+    'content-type': 'application/json',
+  },
+  body: JSON.stringify({ provider: 'whatsapp', external_id: PHONE_ID, access_token: 'EAAG-bench-token' }),
+});
+if (connect.status !== 201) throw new Error(`connect: ${connect.status} ${await connect.text()}`);
+
+const info: ServiceInfo = { url: svc.url, anonKey: s.keys.anonKey, accessToken };
+process.send?.(info);
+process.once('SIGTERM', async () => {
+  await svc.close();
+  process.exit(0);
+});

@@ -1,0 +1,214 @@
+// Meta's webhook receiver under load (issue 13): signed WhatsApp deliveries acknowledged per
+// second, beside an unsigned no-op endpoint's rate measured in the same run, and the time from a
+// delivery to its message being visible at /rest/v1/messages with the inline worker.
+//
+// Three processes: the service (bench/webhooks-service.ts, the real startService with the worker
+// inline), a bare node:http server answering {"received":true} (bench/webhooks-baseline.ts), and
+// wrk posting pre-signed deliveries, each with its own message id (bench/deliveries.lua, fed by
+// bench/webhook-deliveries.ts). Rounds interleave the two servers (service, no-op, service, …),
+// each a warm-up and a measured run; medians are printed. The inline worker processes the events
+// while deliveries come in, as in a deployment; after each service round the bench waits until it
+// has processed every one (and reports how fast, counted by GET /functions/v1/webhook-events), so
+// the next run of either server starts on an idle machine. Latency comes first, on the fresh service: LATENCY_N deliveries, one every
+// LATENCY_GAP_MS, each timed from its POST to the first poll of GET /rest/v1/messages (as the
+// owner) that lists it. PostgreSQL runs on a scratch database (bench/scratch-database.ts), PGlite
+// in a throwaway data directory. A benchmark, not a test: it never fails on a figure.
+//
+// BENCH_SECONDS (default 3) per measured run, BENCH_ROUNDS (3), BENCH_CONNECTIONS (32),
+// BENCH_ENGINES (pglite,postgres), BENCH_LATENCY_N (40); WORKER_POLL_MS (the service's, default
+// 2000) and WORKER_CONCURRENCY pass through to the service, and WORKER=off measures receipt
+// alone (nothing is processed: no latency, no processing rate).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { type Child, median, startChild } from './child.ts';
+import { withScratchDatabase } from './scratch-database.ts';
+import { delivery, writeDeliveries } from './webhook-deliveries.ts';
+import type { ServiceInfo } from './webhooks-service.ts';
+import { CONNECTIONS, type Load, requireWrk, wrkScript } from './wrk.ts';
+
+const env = process.env;
+const SECONDS = Number(env.BENCH_SECONDS ?? 3);
+const WARMUP = 1;
+const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
+const ENGINES = (env.BENCH_ENGINES ?? 'pglite,postgres').split(',');
+const LATENCY_N = Number(env.BENCH_LATENCY_N ?? 40);
+const LATENCY_GAP_MS = 100;
+/** Deliveries written per second of a run: above any rate seen here, so none repeats. */
+const PER_SECOND = 5000;
+const LUA = path.join(path.dirname(fileURLToPath(import.meta.url)), 'deliveries.lua');
+const RECEIVER = '/functions/v1/whatsapp-webhook';
+const INLINE = env.WORKER !== 'off';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const percentile = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? Number.NaN;
+
+function owner(svc: ServiceInfo) {
+  return { apikey: svc.anonKey, authorization: `Bearer ${svc.accessToken}` };
+}
+
+/** The owner's webhook events (`pending` ones only), as GET /functions/v1/webhook-events counts them. */
+async function events(svc: ServiceInfo, status?: 'pending'): Promise<number> {
+  const res = await fetch(
+    `${svc.url}/functions/v1/webhook-events?per_page=1${status ? `&status=${status}` : ''}`,
+    { headers: owner(svc) },
+  );
+  if (res.status !== 200) throw new Error(`webhook-events: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { pagination: { total: number } }).pagination.total;
+}
+
+type Processed = { events: number; backlog: number; perSecond: number };
+
+/**
+ * One service round: its load, then a wait until the inline worker has processed every event it
+ * stored. `perSecond` is the round's events over the time from its start to the last processed;
+ * `backlog` what was still pending when the load stopped.
+ */
+async function serviceRound(svc: ServiceInfo, dir: string, tag: string): Promise<[Run, Processed]> {
+  const before = await events(svc);
+  const started = performance.now();
+  const run = await load(svc.url, dir, tag);
+  const backlog = await events(svc, 'pending');
+  while (INLINE && (await events(svc, 'pending')) > 0) await sleep(100);
+  const seconds = (performance.now() - started) / 1000;
+  const stored = (await events(svc)) - before;
+  return [run, { events: stored, backlog, perSecond: stored / seconds }];
+}
+
+/** Milliseconds from each POST to the first poll of /rest/v1/messages that lists its message. */
+async function latencies(svc: ServiceInfo): Promise<number[]> {
+  const postedAt = new Map<string, number>();
+  const seenAt = new Map<string, number>();
+  let polling = true;
+  const poller = (async () => {
+    while (polling) {
+      const res = await fetch(
+        `${svc.url}/rest/v1/messages?select=provider_message_id&direction=eq.in&order=created_at.desc&limit=100`,
+        { headers: owner(svc) },
+      );
+      const now = performance.now();
+      for (const m of (await res.json()) as { provider_message_id: string }[])
+        if (!seenAt.has(m.provider_message_id)) seenAt.set(m.provider_message_id, now);
+      await sleep(10);
+    }
+  })();
+  const posts: Promise<void>[] = [];
+  for (let n = 0; n < LATENCY_N; n++) {
+    const d = delivery('latency', n);
+    postedAt.set(d.wamid, performance.now());
+    posts.push(
+      fetch(`${svc.url}${RECEIVER}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-hub-signature-256': d.signature },
+        body: d.body,
+      }).then(async (res) => {
+        if (res.status !== 200) throw new Error(`delivery: ${res.status} ${await res.text()}`);
+      }),
+    );
+    await sleep(LATENCY_GAP_MS);
+  }
+  await Promise.all(posts);
+  const deadline = performance.now() + 60_000;
+  while (seenAt.size < LATENCY_N && performance.now() < deadline) await sleep(50);
+  polling = false;
+  await poller;
+  return [...postedAt].map(([wamid, at]) => (seenAt.get(wamid) ?? Number.NaN) - at);
+}
+
+type Run = Load & { duplicates: boolean };
+
+/** One warm-up and one measured wrk run of fresh deliveries against `url`. */
+async function load(url: string, dir: string, tag: string): Promise<Run> {
+  const file = (name: string, seconds: number) =>
+    writeDeliveries(path.join(dir, `${name}.tsv`), name, seconds * PER_SECOND);
+  await wrkScript(`${url}${RECEIVER}`, LUA, WARMUP, [file(`${tag}-warm`, WARMUP)]);
+  const measured = await wrkScript(`${url}${RECEIVER}`, LUA, SECONDS, [file(tag, SECONDS)]);
+  return { ...measured, duplicates: measured.rps * SECONDS > SECONDS * PER_SECOND };
+}
+
+async function benchEngine(engine: string, dbEnv: Record<string, string>): Promise<string[]> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-webhooks-'));
+  let service: Child<ServiceInfo> | null = null;
+  let baseline: Child<{ url: string }> | null = null;
+  try {
+    service = await startChild<ServiceInfo>('webhooks-service.ts', { ...dbEnv, BENCH_DATA_DIR: dir });
+    baseline = await startChild<{ url: string }>('webhooks-baseline.ts', {});
+    const lat = INLINE ? await latencies(service.info) : [];
+    const runs = { service: [] as Run[], baseline: [] as Run[] };
+    const processed: Processed[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const [run, p] = await serviceRound(service.info, dir, `${engine}-${process.pid}-r${round}`);
+      runs.service.push(run);
+      processed.push(p);
+      runs.baseline.push(await load(baseline.info.url, dir, `noop-r${round}`));
+      console.log(
+        `${engine} round ${round}: service ${run.rps.toFixed(0)}/s, no-op ${runs.baseline.at(-1)?.rps.toFixed(0)}/s, ` +
+          `${p.events} events processed at ${p.perSecond.toFixed(0)}/s (${p.backlog} pending when the load stopped)`,
+      );
+    }
+    return report(engine, runs, processed, lat);
+  } finally {
+    await service?.stop();
+    await baseline?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function report(
+  engine: string,
+  runs: { service: Run[]; baseline: Run[] },
+  processed: Processed[],
+  lat: number[],
+): string[] {
+  const med = (rs: Run[]) => ({
+    rps: median(rs.map((r) => r.rps)),
+    p50: median(rs.map((r) => r.p50)),
+    p99: median(rs.map((r) => r.p99)),
+    errors: rs.reduce((n, r) => n + r.errors, 0),
+  });
+  const [svc, base] = [med(runs.service), med(runs.baseline)];
+  const line = (label: string, l: ReturnType<typeof med>, rs: Run[]) =>
+    `  ${label} ${l.rps.toFixed(0).padStart(6)} req/s  p50 ${l.p50.toFixed(2).padStart(6)} ms  ` +
+    `p99 ${l.p99.toFixed(2).padStart(7)} ms   rounds: ${rs.map((r) => r.rps.toFixed(0)).join(' / ')}` +
+    (l.errors ? `  (${l.errors} errors)` : '');
+  const seen = lat.filter((x) => !Number.isNaN(x));
+  const poll = env.WORKER_POLL_MS ?? '2000';
+  return [
+    `${engine}: signed WhatsApp deliveries, wrk -t1 -c${CONNECTIONS}, ${ROUNDS} rounds of ${SECONDS} s, medians`,
+    line('service (verify, route, store, enqueue)', svc, runs.service),
+    line('no-op endpoint (no verify, no store)   ', base, runs.baseline),
+    `  service / no-op: ${((100 * svc.rps) / base.rps).toFixed(2)} % of the req/s (1 in ${(base.rps / svc.rps).toFixed(0)}), ` +
+      `p99 ${(svc.p99 / base.p99).toFixed(0)}×` +
+      (runs.service.some((r) => r.duplicates) ? '  (some deliveries repeated: raise PER_SECOND)' : ''),
+    INLINE
+      ? `  inline worker: ${median(processed.map((p) => p.perSecond)).toFixed(0)} events processed/s, from a round's start ` +
+        `to its last event (rounds: ${processed.map((p) => `${p.events} at ${p.perSecond.toFixed(0)}/s, ${p.backlog} left at the end of the load`).join('; ')})`
+      : '  WORKER=off: receipt alone, nothing processed',
+    ...(INLINE
+      ? [
+          `  POST → visible at /rest/v1/messages, ${seen.length} of ${lat.length} deliveries, WORKER_POLL_MS ${poll}: ` +
+            `p50 ${percentile(seen, 50).toFixed(0)} ms, p95 ${percentile(seen, 95).toFixed(0)} ms, max ${Math.max(...seen).toFixed(0)} ms`,
+        ]
+      : []),
+  ];
+}
+
+if (requireWrk()) {
+  const started = performance.now();
+  const out: string[] = [];
+  for (const engine of ENGINES) {
+    if (engine === 'pglite') out.push(...(await benchEngine('pglite', {})));
+    if (engine === 'postgres') {
+      const lines = await withScratchDatabase('webhooks', (url) =>
+        benchEngine('postgres', { DATABASE_URL: url }),
+      );
+      out.push(...(lines ?? []));
+    }
+  }
+  console.log();
+  for (const line of out) console.log(line);
+  console.log(`(${((performance.now() - started) / 1000).toFixed(0)} s in all)`);
+}
