@@ -119,6 +119,14 @@ const schema = z.object({
   MEDIA_FETCH_ALLOW_HOSTS: z.string().optional(),
   // Deadline of one media download, redirects and body included.
   MEDIA_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
+  // The social publisher (docs/social.md): runs per post (transient Graph errors), the first wait
+  // (doubling, capped at 30 min); how often and how many times one run reads an Instagram container
+  // before leaving it for the next run; how often Insights are pulled for a published post.
+  SOCIAL_PUBLISH_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
+  SOCIAL_PUBLISH_BACKOFF_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  SOCIAL_CONTAINER_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(3000),
+  SOCIAL_CONTAINER_POLLS: z.coerce.number().int().min(1).max(100).default(10),
+  SOCIAL_METRICS_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
   // The job worker (docs/jobs.md): in this process beside the API, or not (`svc worker` elsewhere).
   WORKER: z.enum(['inline', 'off']).default('inline'),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
@@ -192,6 +200,14 @@ export type Config = {
   /** The object store of /storage/v1 (src/platform/storage) and the media download's limits. */
   storage: { dir: string };
   mediaFetch: { allowHosts: string[]; timeoutMs: number };
+  /** The publisher and the metrics job (src/jobs/publish-social-post.ts, pull-social-metrics.ts). */
+  social: {
+    publishAttempts: number;
+    publishBackoffSeconds: number;
+    containerPollMs: number;
+    containerPolls: number;
+    metricsIntervalSeconds: number;
+  };
   recovery: {
     tokenTtlSeconds: number;
     maxPerEmail: number;
@@ -329,6 +345,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     purge: { batchSize: e.PURGE_BATCH_SIZE, hourUtc: e.PURGE_HOUR_UTC },
     storage: { dir: path.resolve(e.STORAGE_DIR ?? path.join(e.DATA_DIR, 'storage')) },
     mediaFetch: { allowHosts: mediaAllowHosts, timeoutMs: e.MEDIA_FETCH_TIMEOUT_MS },
+    social: {
+      publishAttempts: e.SOCIAL_PUBLISH_ATTEMPTS,
+      publishBackoffSeconds: e.SOCIAL_PUBLISH_BACKOFF_SECONDS,
+      containerPollMs: e.SOCIAL_CONTAINER_POLL_MS,
+      containerPolls: e.SOCIAL_CONTAINER_POLLS,
+      metricsIntervalSeconds: e.SOCIAL_METRICS_INTERVAL_SECONDS,
+    },
     recovery: {
       tokenTtlSeconds: e.RECOVERY_TOKEN_TTL_SECONDS,
       maxPerEmail: e.RECOVER_MAX_PER_EMAIL,

@@ -9,7 +9,7 @@ import { createPasswords } from './auth/password.ts';
 import { loadSigningKeys } from './auth/signing-keys.ts';
 import { type Config, resolvePublicUrl } from './config.ts';
 import { createPlanCache } from './domain/plan-cache.ts';
-import { type MakeJob, startJobs } from './jobs/index.ts';
+import { type MakeJob, type MediaUrl, startJobs } from './jobs/index.ts';
 import { lockDataDir } from './platform/data-dir-lock.ts';
 import type { Database } from './platform/db/database.ts';
 import { migrate, SCHEMA_CHANNEL } from './platform/db/migrate.ts';
@@ -22,6 +22,7 @@ import { createDiskStore } from './platform/storage/disk-store.ts';
 import type { ObjectStore } from './platform/storage/object-store.ts';
 import { loadSchemaCache, reloadSchemaCache } from './rest/schema-cache.ts';
 import { createLimits, type Services } from './services.ts';
+import { mediaUrlSigner } from './storage/signed-url.ts';
 
 export type RunningService = {
   url: string;
@@ -41,6 +42,8 @@ export async function startService(
     jobs?: MakeJob[];
     /** The object store; by default the disk under STORAGE_DIR. */
     storage?: ObjectStore;
+    /** Signed URLs of stored media for the social publisher (src/jobs/index.ts, JobDeps). */
+    mediaUrl?: MediaUrl;
   } = {},
 ): Promise<RunningService> {
   const log = createLogger(config.logLevel, opts.logDestination);
@@ -111,7 +114,15 @@ export async function startService(
     const now = opts.now ?? (() => new Date());
     // The worker runs in this process unless WORKER=off (then `svc worker` runs it elsewhere).
     queue = await startJobs(
-      { config, db, log, now, secrets },
+      {
+        config,
+        db,
+        log,
+        now,
+        secrets,
+        // Meta fetches a post's media from these links; the public address must reach this service.
+        mediaUrl: opts.mediaUrl ?? mediaUrlSigner({ secrets, publicUrl: url, now }),
+      },
       { work: config.worker.mode === 'inline', extra: opts.jobs },
     );
     services = {

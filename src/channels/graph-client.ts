@@ -62,7 +62,8 @@ export function createGraphClient(config: GraphClientConfig): GraphClient {
   const graph = base(config.url);
   const instagram = base(config.instagramUrl);
   const post = (root: string, account: GraphAccount, body: unknown) =>
-    postMessage(
+    callGraph(
+      'POST',
       `${root}/${encodeURIComponent(account.externalId)}/messages`,
       account.accessToken,
       body,
@@ -113,21 +114,30 @@ function success(id: unknown, recipientId: string | null, status: number): Graph
   };
 }
 
-type Answer = { ok: true; status: number; body: unknown } | GraphFailure;
+/** A 2xx with its parsed body, or the classified failure. */
+export type Answer = { ok: true; status: number; body: unknown } | GraphFailure;
 
-async function postMessage(
+/**
+ * One Graph call: a JSON body for POST, none for GET (its parameters are in `url`). Shared by the
+ * messaging client above and the publishing client (graph-publish.ts).
+ */
+export async function callGraph(
+  method: 'GET' | 'POST',
   url: string,
   token: string,
   body: unknown,
-  config: GraphClientConfig,
+  config: Pick<GraphClientConfig, 'timeoutMs'>,
 ): Promise<Answer> {
   let status: number;
   let text: string;
   try {
     const res = await fetch(url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(method === 'POST' ? { body: JSON.stringify(body) } : {}),
       // Covers the body too: a server that sends headers and then stalls still times out.
       signal: AbortSignal.timeout(config.timeoutMs),
     });

@@ -1,9 +1,10 @@
-import type { Config } from '../config.ts';
+import { type Config, resolvePublicUrl } from '../config.ts';
 import { startJobs } from '../jobs/index.ts';
 import type { Database } from '../platform/db/database.ts';
 import { migrate } from '../platform/db/migrate.ts';
 import { createLogger } from '../platform/log.ts';
 import { loadSecrets } from '../platform/secrets.ts';
+import { mediaUrlSigner } from '../storage/signed-url.ts';
 import { openForCommand } from './running-service.ts';
 
 /**
@@ -24,7 +25,10 @@ export async function startWorker(
     const applied = await migrate(db);
     if (applied.length) log.info({ applied }, 'migrations applied');
     const secrets = loadSecrets(config.dataDir, config.secretsKey);
-    const queue = await startJobs({ config, db, log, now: () => new Date(), secrets }, { work: true });
+    const now = () => new Date();
+    // The address Meta fetches a post's media from: the API processes', which serve /storage/v1.
+    const mediaUrl = mediaUrlSigner({ secrets, publicUrl: resolvePublicUrl(config, config.port), now });
+    const queue = await startJobs({ config, db, log, now, secrets, mediaUrl }, { work: true });
     log.info({ engine: db.engine, concurrency: config.worker.concurrency }, 'worker running');
     let stopping: Promise<void> | undefined;
     return () => {

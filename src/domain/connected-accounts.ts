@@ -270,3 +270,17 @@ export async function accountByExternalId(
   );
   return row ? opened(deps, row) : null;
 }
+
+/** A live account by its key with its secrets (service path: the publisher and metrics jobs). */
+export async function accountById(
+  deps: Pick<Deps, 'db' | 'secrets'>,
+  organizationId: string,
+  accountId: string,
+): Promise<AccountWithSecrets | null> {
+  const [row] = await deps.db.query<SealedRow>(
+    `select ${SEALED} from app.connected_accounts a
+      where a.organization_id = $1 and a.id = $2 and a.disconnected_at is null`,
+    [organizationId, accountId],
+  );
+  return row ? opened(deps, row) : null;
+}

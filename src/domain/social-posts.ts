@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import { claimedOrganization, type Principal, type Queryable } from '../platform/db/database.ts';
 import { Params } from '../platform/db/params.ts';
 import { AppError, notFound, type PgError, validationError } from '../platform/errors.ts';
+import type { Queue } from '../platform/queue/queue.ts';
 import type { ObjectStore } from '../platform/storage/object-store.ts';
 import { SOCIAL_MEDIA_BUCKET } from '../storage/bucket.ts';
 import { discardMedia, type ImportedMedia, importMediaUrls } from '../storage/media-import.ts';
@@ -18,6 +19,7 @@ import {
   SOCIAL_PLATFORMS,
   WRITABLE_PLATFORMS,
 } from './social.ts';
+import { enqueuePublish } from './social-publish.ts';
 
 // The social calendar's posts (issue 14, docs/social.md): the rules every entry point shares —
 // the MCP social tools, /functions/v1/social-posts and content-calendar. The database enforces the
@@ -27,6 +29,7 @@ import {
 
 export type SocialDeps = Pick<Deps, 'db' | 'plans'> &
   SignedUrlDeps & {
+    queue: Queue;
     storage: ObjectStore;
     config: Pick<Config, 'mediaFetch'>;
   };
@@ -192,6 +195,16 @@ const mediaKeys = (post: SocialPostRecord) =>
     key: `${SOCIAL_MEDIA_BUCKET}/${m.storage_path}`,
   }));
 
+/** A scheduled post's publication, queued in the transaction that scheduled it (src/domain/social-publish.ts). */
+async function schedulePublish(deps: Pick<SocialDeps, 'queue'>, tx: Queryable, post: SocialPostRecord) {
+  if (post.status !== 'scheduled') return;
+  await enqueuePublish(tx, deps.queue, {
+    organization_id: post.organization_id as string,
+    post_id: post.id,
+    scheduled_at: post.scheduled_at as string,
+  });
+}
+
 export async function createSocialPost(deps: SocialDeps, principal: Principal, raw: NewSocialPostInput) {
   const input = parseInput(NewSocialPost, raw);
   if (!input.message && !input.link && !input.media_urls?.length)
@@ -217,7 +230,9 @@ export async function createSocialPost(deps: SocialDeps, principal: Principal, r
       );
       const id = (row as { id: string }).id;
       await insertMedia(tx, id, media ?? []);
-      return readPost(tx, id);
+      const post = await readPost(tx, id);
+      await schedulePublish(deps, tx, post);
+      return post;
     }),
   );
 }
@@ -251,6 +266,7 @@ export async function updateSocialPost(deps: SocialDeps, principal: Principal, r
         await insertMedia(tx, input.id, media);
       }
       const after = await readPost(tx, input.id);
+      if (input.scheduled_at) await schedulePublish(deps, tx, after);
       if (!after.message && !after.link && !(after.media as unknown[]).length)
         throw validationError([{ path: 'message', message: 'A post needs a message, a link or media' }]);
       return { post: after, previous_status: before.status, replaced: media ? mediaKeys(before) : [] };

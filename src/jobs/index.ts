@@ -9,8 +9,13 @@ import { openQueue } from '../platform/queue/pg-boss.ts';
 import type { JobDefinition, Queue } from '../platform/queue/queue.ts';
 import type { Secrets } from '../platform/secrets.ts';
 import { processWebhookEventJob } from './process-webhook-event.ts';
+import { publishSocialPostJob } from './publish-social-post.ts';
+import { pullSocialMetricsJob } from './pull-social-metrics.ts';
 import { purgeExpiredJob, scheduleNextPurge } from './purge-expired.ts';
 import { sendMessageJob } from './send-message.ts';
+
+/** A URL Meta can download a stored file from (a signed URL of the storage bucket), valid that long. */
+export type MediaUrl = (storagePath: string, expiresInSeconds: number) => string;
 
 /** What a job may use: the same in `svc start` (worker inline) and `svc worker`. */
 export type JobDeps = {
@@ -21,11 +26,19 @@ export type JobDeps = {
   queue: Queue;
   /** Opens connected accounts' secrets (the sender's access tokens). */
   secrets: Secrets;
+  /** Social posts' media for Meta; unset until storage signs URLs (posts with media then fail). */
+  mediaUrl?: MediaUrl;
 };
 
 export type MakeJob = (deps: JobDeps) => JobDefinition<never>;
 
-const JOBS: MakeJob[] = [sendMessageJob, processWebhookEventJob, purgeExpiredJob];
+const JOBS: MakeJob[] = [
+  sendMessageJob,
+  processWebhookEventJob,
+  purgeExpiredJob,
+  publishSocialPostJob,
+  pullSocialMetricsJob,
+];
 
 /**
  * Recurring jobs: each makes sure its next run is in the queue, idempotently (a keyed enqueue), so

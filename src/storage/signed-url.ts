@@ -60,3 +60,9 @@ export function signedMediaUrl(deps: SignedUrlDeps, path: string, expiresInSecon
   );
   return `${deps.publicUrl}/storage/v1/object/sign/${key}?token=${token}`;
 }
+
+/** signedMediaUrl bound to a deployment's secrets and address: the jobs' `mediaUrl`. */
+export const mediaUrlSigner =
+  (deps: SignedUrlDeps) =>
+  (path: string, expiresInSeconds: number): string =>
+    signedMediaUrl(deps, path, expiresInSeconds);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { type Config, loadConfig } from '../../src/config.ts';
-import type { MakeJob } from '../../src/jobs/index.ts';
+import type { MakeJob, MediaUrl } from '../../src/jobs/index.ts';
 import { type RunningService, startService } from '../../src/main.ts';
 import { freshDatabase } from './db.ts';
 
@@ -26,7 +26,12 @@ export type TestService = RunningService & {
  */
 export async function startTestService(
   env: Record<string, string> = {},
-  { dataDir, now, jobs }: { dataDir?: string; now?: () => Date; jobs?: MakeJob[] } = {},
+  {
+    dataDir,
+    now,
+    jobs,
+    mediaUrl,
+  }: { dataDir?: string; now?: () => Date; jobs?: MakeJob[]; mediaUrl?: MediaUrl } = {},
 ): Promise<TestService> {
   const dir = dataDir ?? mkdtempSync(path.join(tmpdir(), 'svc-test-'));
   const config: Config = loadConfig({
@@ -44,7 +49,13 @@ export async function startTestService(
       cb();
     },
   });
-  const service = await startService(config, { logDestination: sink, database: fresh.db, now, jobs });
+  const service = await startService(config, {
+    logDestination: sink,
+    database: fresh.db,
+    now,
+    jobs,
+    mediaUrl,
+  });
   return {
     ...service,
     anonKey: service.services.keys.anonKey,

@@ -27,7 +27,11 @@ export type FailKind =
   /** Never answer: the client's deadline is what ends the call. */
   | 'hang'
   /** Close the connection without answering: the client sees a network error. */
-  | 'drop';
+  | 'drop'
+  /** Do what was asked (send, publish), then close the connection: the answer is lost. */
+  | 'lost'
+  /** Answer normally: lets a test aim a failure at a later request (`failNext(1, 'pass')` first). */
+  | 'pass';
 
 /**
  * A Graph error answer, or any other answer a test wants the fake to give once. A string body is
@@ -100,7 +104,10 @@ export function unknownObject(id: string): Fault {
   );
 }
 
-export function cannedFault(kind: Exclude<FailKind, 'hang' | 'drop'>, channel: FakeChannel): Fault {
+export function cannedFault(
+  kind: Exclude<FailKind, 'hang' | 'drop' | 'lost' | 'pass'>,
+  channel: FakeChannel,
+): Fault {
   const wa = channel === 'whatsapp';
   switch (kind) {
     case 'server':

@@ -19,9 +19,11 @@ import {
   unknownObject,
   wamid,
 } from './faults.ts';
+import { createPublishing, type FakeObject, type PublishingOptions } from './publishing.ts';
 import { checkMessaging, checkWhatsApp } from './validate.ts';
 
 export type { FailKind, FakeChannel, Fault } from './faults.ts';
+export type { FakeObject } from './publishing.ts';
 
 /** A sender the fake knows: a phone number id, Page id or Instagram account id, and its token. */
 export type FakeGraphAccount = { token: string; channel: FakeChannel };
@@ -39,7 +41,7 @@ export type FakeGraphOptions = {
   latencyMs?: number;
   /** Called with each request once it is answered (or left hanging); the CLI prints it. */
   onRequest?: (request: RecordedRequest) => void;
-};
+} & PublishingOptions;
 
 export type RecordedRequest = {
   method: string;
@@ -68,23 +70,32 @@ export type FakeGraph = {
   failNext(n: number, kind: FailKind | Fault): void;
   setLatency(ms: number): void;
   setAccount(id: string, account: FakeGraphAccount): void;
-  /** Forgets requests and pending failures; latency and accounts return to the options'. */
+  /** What people see on a Page (`messenger` account) or Instagram account: posts, media, oldest first. */
+  published(accountId: string): FakeObject[];
+  /** The next `n` top-level Instagram containers end ERROR or EXPIRED instead of FINISHED. */
+  failContainers(n: number, end: 'ERROR' | 'EXPIRED'): void;
+  /** Insights (and Facebook's shares/comments counts) the fake answers for one object. */
+  setInsights(id: string, values: Record<string, unknown>): void;
+  /** Forgets requests, pending failures and published objects; latency and accounts return to the options'. */
   reset(): void;
   close(): Promise<void>;
 };
 
 const PATH = /^\/(?:(v\d+\.\d+)\/)?([^/]+)\/messages\/?$/;
+/** Any other object or edge: /{version}/{id} or /{version}/{id}/{edge} (publishing, reads, insights). */
+const OBJECT = /^\/(?:(v\d+\.\d+)\/)?([^/]+)(?:\/([a-z_]+))?\/?$/;
 
 export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<FakeGraph> {
   const requests: RecordedRequest[] = [];
   let failures: (FailKind | Fault)[] = [];
   let latencyMs = options.latencyMs ?? 0;
   let accounts = { ...options.accounts };
+  const publishing = createPublishing(options);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const rawBody = await readBody(req);
     const url = new URL(req.url ?? '/', 'http://fake');
-    const m = PATH.exec(url.pathname);
+    const m = PATH.exec(url.pathname) ?? OBJECT.exec(url.pathname);
     const record: RecordedRequest = {
       method: req.method ?? 'GET',
       path: url.pathname,
@@ -101,7 +112,7 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
     const outcome = decide(record);
     if (latencyMs > 0) await new Promise((r) => setTimeout(r, latencyMs));
     if (outcome === 'hang') return options.onRequest?.(record);
-    if (outcome === 'drop') {
+    if (outcome === 'drop' || outcome === 'lost') {
       req.socket.destroy();
       return options.onRequest?.(record);
     }
@@ -127,8 +138,9 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
   };
 
   /** Routing, token, body, then any failure a test asked for, then success. */
-  const decide = (r: RecordedRequest): Fault | 'hang' | 'drop' => {
+  const decide = (r: RecordedRequest): Fault | 'hang' | 'drop' | 'lost' => {
     if (!r.senderId) return graphError(400, 2500, `Unknown path components: ${r.path}`, 'OAuthException');
+    if (!PATH.test(r.path)) return object(r);
     if (r.method !== 'POST') return unknownObject(r.senderId);
     const body = r.body && typeof r.body === 'object' ? (r.body as Record<string, unknown>) : null;
     const account = accounts[r.senderId];
@@ -140,10 +152,46 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
     if (!body) return invalidParameter(channel, 'The request body must be JSON.');
     const problem = channel === 'whatsapp' ? checkWhatsApp(body) : checkMessaging(body, channel);
     if (problem) return invalidParameter(channel, problem);
-    const failure = failures.shift();
+    const planned = failures.shift();
+    const failure = planned === 'pass' ? undefined : planned;
+    if (failure === 'lost') {
+      accepted(channel, body);
+      return 'lost';
+    }
     if (failure === 'hang' || failure === 'drop') return failure;
     if (failure) return typeof failure === 'string' ? cannedFault(failure, channel) : failure;
     return accepted(channel, body);
+  };
+
+  /**
+   * Publishing and reads (publishing.ts): the path's id is an account (a Page is a `messenger`
+   * account) or an object one owns; the owner's token is the one that works. Planned failures
+   * apply to creations (POST) only.
+   */
+  const object = (r: RecordedRequest): Fault | 'hang' | 'drop' | 'lost' => {
+    const id = r.senderId as string;
+    const edge = OBJECT.exec(r.path)?.[3] ?? null;
+    const ownerId = accounts[id] || !options.accounts ? id : publishing.ownerOf(id);
+    const owner = ownerId ? accounts[ownerId] : undefined;
+    if (options.accounts && !owner) return unknownObject(id);
+    const channel: FakeChannel =
+      owner?.channel ?? (edge === 'media' || edge === 'media_publish' ? 'instagram' : 'messenger');
+    r.channel = channel;
+    r.senderId = ownerId;
+    const token = bearer(r);
+    if (!token || (owner && token !== owner.token)) return invalidToken(channel);
+    if (r.method === 'GET') return publishing.read(id, edge, r.query);
+    if (r.method !== 'POST' || !edge) return unknownObject(id);
+    const body = r.body && typeof r.body === 'object' ? (r.body as Record<string, unknown>) : null;
+    if (!body) return invalidParameter(channel, 'The request body must be JSON or form fields.');
+    const planned = failures.shift();
+    const failure = planned === 'pass' ? undefined : planned;
+    if (failure === 'hang' || failure === 'drop') return failure;
+    if (failure && failure !== 'lost')
+      return typeof failure === 'string' ? cannedFault(failure, channel) : failure;
+    const answer = publishing.create(id, channel === 'instagram' ? 'instagram' : 'messenger', edge, body);
+    // 'lost': Meta did it, and the answer never arrived (a crash or a cut connection after the call).
+    return failure === 'lost' && answer.status === 200 ? 'lost' : answer;
   };
 
   const server = createServer((req, res) => {
@@ -162,7 +210,10 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
   return {
     url: `http://${host}:${port}`,
     requests,
-    sent: () => requests.filter((r) => r.response && r.response.status === 200),
+    sent: () => requests.filter((r) => r.response && r.response.status === 200 && PATH.test(r.path)),
+    published: (id) => publishing.published(id),
+    failContainers: (n, end) => publishing.failContainers(n, end),
+    setInsights: (id, values) => publishing.setInsights(id, values),
     failNext(n, kind) {
       for (let i = 0; i < n; i++) failures.push(kind);
     },
@@ -175,6 +226,7 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
     reset() {
       requests.length = 0;
       failures = [];
+      publishing.reset();
       latencyMs = options.latencyMs ?? 0;
       accounts = { ...options.accounts };
     },

@@ -159,7 +159,8 @@ describe('routing', () => {
     const unknown = await post('/v26.0/123/messages', waText);
     expect(unknown.status).toBe(400);
     expect(unknown.body.error).toMatchObject({ code: 100, error_subcode: 33, type: 'GraphMethodException' });
-    const path = await post('/v26.0/123/feed', {});
+    // /{id}/feed is an edge now (Page publishing): an unknown path is one no edge has.
+    const path = await post('/v26.0/123/feed/extra', {});
     expect(path.body.error.code).toBe(2500);
   });
 

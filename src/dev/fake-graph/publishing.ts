@@ -1,0 +1,323 @@
+// The fake's publishing side: Facebook Page posts (/feed, /photos, /videos), Instagram content
+// publishing (/media containers that are IN_PROGRESS for a few polls, /media_publish), the reads
+// that go with them (permalink, container status, recent posts, counts) and insights with Meta's
+// current metric names (deprecated ones are refused as Graph refuses them). It keeps what was
+// published per account, so a test can prove a post went out once. Development and tests only.
+import { randomInt } from 'node:crypto';
+import { type Fault, graphError, invalidParameter, unknownObject } from './faults.ts';
+
+type Json = Record<string, unknown>;
+type Kind = 'post' | 'photo' | 'video' | 'container' | 'media';
+export type FakeObject = {
+  id: string;
+  kind: Kind;
+  owner: string;
+  /** Visible on the account (a post, a published photo or video, Instagram media). */
+  published: boolean;
+  text: string | null;
+  created_time: string;
+  permalink: string | null;
+  body: Json;
+  /** Containers: status reads left before FINISHED, and how they end. */
+  container?: {
+    polls: number;
+    end: 'FINISHED' | 'ERROR' | 'EXPIRED';
+    published: boolean;
+    carouselItem: boolean;
+  };
+};
+
+/** Metric names Graph answers today (2025 renames: post_impressions → post_media_view, impressions → views). */
+export const FACEBOOK_POST_METRICS = [
+  'post_media_view',
+  'post_total_media_view_unique',
+  'post_reactions_by_type_total',
+  'post_clicks',
+  'post_clicks_by_type',
+  'post_video_views',
+];
+export const INSTAGRAM_MEDIA_METRICS = [
+  'views',
+  'reach',
+  'likes',
+  'comments',
+  'shares',
+  'saved',
+  'total_interactions',
+  'ig_reels_avg_watch_time',
+];
+
+const digits = (n: number) =>
+  Array.from({ length: n }, (_, i) => (i === 0 ? randomInt(1, 10) : randomInt(0, 10))).join('');
+/** Graph's time format: 2026-11-24T06:00:00+0000. */
+const graphTime = (d: Date) => `${d.toISOString().slice(0, 19)}+0000`;
+const isHttpUrl = (v: unknown) => typeof v === 'string' && /^https?:\/\//.test(v) && URL.canParse(v);
+const ok = (body: unknown): Fault => ({ status: 200, body });
+const bad = (details: string) => invalidParameter('messenger', details);
+
+export type PublishingOptions = {
+  /** Status reads a top-level Instagram container answers IN_PROGRESS before it is FINISHED (default 1). */
+  containerPolls?: number;
+};
+
+export function createPublishing(options: PublishingOptions = {}) {
+  const objects = new Map<string, FakeObject>();
+  let endings: ('ERROR' | 'EXPIRED')[] = [];
+  const insights = new Map<string, Json>();
+
+  const add = (o: Omit<FakeObject, 'created_time' | 'permalink'> & { permalink?: string | null }) => {
+    const obj: FakeObject = { permalink: null, ...o, created_time: graphTime(new Date()) };
+    objects.set(obj.id, obj);
+    return obj;
+  };
+  const post = (owner: string, body: Json, text: string | null) => {
+    const id = `${owner}_${digits(16)}`;
+    return add({
+      id,
+      kind: 'post',
+      owner,
+      published: true,
+      text,
+      body,
+      permalink: `https://www.facebook.com/${owner}/posts/${id.split('_')[1]}`,
+    });
+  };
+
+  /** POST /{page-id}/{feed|photos|videos}, /{ig-user-id}/{media|media_publish}. */
+  function create(owner: string, channel: 'messenger' | 'instagram', edge: string, b: Json): Fault {
+    if (channel === 'messenger') {
+      if (edge === 'feed') {
+        const attached = b.attached_media;
+        if (b.message === undefined && b.link === undefined && attached === undefined)
+          return bad('param message, link or attached_media is required.');
+        if (b.link !== undefined && !isHttpUrl(b.link)) return bad('param link must be a valid URL.');
+        if (attached !== undefined) {
+          if (!Array.isArray(attached) || attached.length === 0)
+            return bad('param attached_media must be a list.');
+          for (const a of attached as Json[]) {
+            const photo = objects.get(String(a?.media_fbid));
+            if (photo?.kind !== 'photo' || photo.owner !== owner || photo.published)
+              return bad('param attached_media must name unpublished photos of this Page (media_fbid).');
+          }
+          for (const a of attached as Json[])
+            (objects.get(String(a.media_fbid)) as FakeObject).body.attached = true;
+        }
+        return ok({ id: post(owner, b, (b.message as string) ?? null).id });
+      }
+      if (edge === 'photos') {
+        if (!isHttpUrl(b.url)) return bad('param url must be an http(s) URL of an image (or send source).');
+        const published = b.published !== false && b.published !== 'false';
+        const photo = add({ id: digits(16), kind: 'photo', owner, published: false, text: null, body: b });
+        if (!published) return ok({ id: photo.id });
+        const p = post(owner, b, (b.message as string) ?? null);
+        return ok({ id: photo.id, post_id: p.id });
+      }
+      if (edge === 'videos') {
+        if (!isHttpUrl(b.file_url)) return bad('param file_url must be an http(s) URL of a video.');
+        const id = digits(16);
+        add({
+          id,
+          kind: 'video',
+          owner,
+          published: true,
+          text: (b.description as string) ?? null,
+          body: b,
+          permalink: `https://www.facebook.com/${owner}/videos/${id}/`,
+        });
+        return ok({ id });
+      }
+    }
+    if (channel === 'instagram') {
+      if (edge === 'media') return container(owner, b);
+      if (edge === 'media_publish') {
+        const c = objects.get(String(b.creation_id));
+        if (c?.kind !== 'container' || c.owner !== owner || c.container?.carouselItem)
+          return bad('param creation_id must be a media container of this account.');
+        if (c.container?.published)
+          return graphError(
+            400,
+            100,
+            '(#100) The media container has already been published.',
+            'OAuthException',
+          );
+        if (c.container?.polls !== 0 || c.container.end !== 'FINISHED')
+          return graphError(400, 9007, 'Media ID is not available', 'OAuthException', 2207027);
+        c.container.published = true;
+        const id = digits(17);
+        add({
+          id,
+          kind: 'media',
+          owner,
+          published: true,
+          text: (c.body.caption as string) ?? null,
+          body: c.body,
+          permalink: `https://www.instagram.com/p/${Buffer.from(id).toString('base64url').slice(0, 11)}/`,
+        });
+        return ok({ id });
+      }
+    }
+    return graphError(400, 2500, `Unknown path components: /${edge}`, 'OAuthException');
+  }
+
+  function container(owner: string, b: Json): Fault {
+    const type = b.media_type as string | undefined;
+    const item = b.is_carousel_item === true || b.is_carousel_item === 'true';
+    if (typeof b.caption === 'string' && b.caption.length > 2200)
+      return bad('param caption is longer than 2200 characters.');
+    if (item && b.caption !== undefined) return bad('A carousel item takes no caption.');
+    if (type === 'CAROUSEL') {
+      const children = typeof b.children === 'string' ? b.children.split(',') : [];
+      if (children.length < 2 || children.length > 10)
+        return bad('param children must list 2 to 10 containers.');
+      for (const id of children) {
+        const c = objects.get(id);
+        if (!c || c.owner !== owner || !c.container?.carouselItem)
+          return bad(`param children: ${id} is not a carousel item container of this account.`);
+      }
+    } else if (b.image_url !== undefined) {
+      if (!isHttpUrl(b.image_url) || (type !== undefined && type !== 'IMAGE' && type !== 'STORIES'))
+        return bad('param image_url must be an http(s) URL (media_type IMAGE or none).');
+    } else if (b.video_url !== undefined) {
+      if (!isHttpUrl(b.video_url)) return bad('param video_url must be an http(s) URL.');
+      // VIDEO is only for carousel items now; a feed video is a reel.
+      if (!(type === 'REELS' || type === 'STORIES' || (type === 'VIDEO' && item)))
+        return bad('param media_type must be REELS for a video (VIDEO only inside a carousel).');
+    } else return bad('param image_url or video_url is required.');
+    const id = digits(17);
+    const top = !item;
+    add({
+      id,
+      kind: 'container',
+      owner,
+      published: false,
+      text: (b.caption as string) ?? null,
+      body: b,
+      container: {
+        polls: top ? (options.containerPolls ?? 1) : 0,
+        end: (top && endings.shift()) || 'FINISHED',
+        published: false,
+        carouselItem: item,
+      },
+    });
+    return ok({ id });
+  }
+
+  /** GET /{id}?fields=…, /{id}/insights, /{account}/published_posts, /{account}/media. */
+  function read(id: string, edge: string | null, query: Record<string, string>): Fault {
+    const o = objects.get(id);
+    if (edge === 'published_posts' || (edge === 'media' && !o)) {
+      const list = [...objects.values()]
+        .filter(
+          (p) =>
+            p.owner === id && p.published && (edge === 'media' ? p.kind === 'media' : p.kind !== 'media'),
+        )
+        .reverse()
+        .slice(0, Number(query.limit ?? 25));
+      const fb = edge === 'published_posts';
+      return ok({
+        data: list.map((p) =>
+          fb
+            ? {
+                id: p.id,
+                message: p.text ?? undefined,
+                created_time: p.created_time,
+                permalink_url: p.permalink,
+              }
+            : { id: p.id, caption: p.text ?? undefined, timestamp: p.created_time, permalink: p.permalink },
+        ),
+      });
+    }
+    if (!o) return unknownObject(id);
+    if (edge === 'insights') return metrics(o, query.metric ?? '');
+    if (edge) return graphError(400, 2500, `Unknown path components: /${edge}`, 'OAuthException');
+    const out: Json = { id: o.id };
+    for (const field of (query.fields ?? '').split(',').map((f) => f.replace(/[.{(].*$/, ''))) {
+      if (field === 'permalink_url' && o.kind !== 'media') out.permalink_url = o.permalink;
+      if (field === 'permalink' && o.kind === 'media') out.permalink = o.permalink;
+      if (field === 'shares') out.shares = { count: Number(insightsOf(o).shares ?? 0) };
+      if (field === 'comments')
+        out.comments = {
+          data: [],
+          summary: { order: 'ranked', total_count: Number(insightsOf(o).comments ?? 0) },
+        };
+      if (field === 'status_code' && o.container) {
+        const c = o.container;
+        if (c.published) out.status_code = 'PUBLISHED';
+        else if (c.polls > 0) {
+          c.polls--;
+          out.status_code = 'IN_PROGRESS';
+        } else out.status_code = c.end;
+      }
+      if (field === 'status' && out.status_code === 'ERROR')
+        out.status = '2207026: The media could not be fetched from the URI';
+    }
+    return ok(out);
+  }
+
+  function insightsOf(o: FakeObject): Json {
+    return (
+      insights.get(o.id) ??
+      (o.kind === 'media'
+        ? { views: 120, reach: 90, likes: 14, comments: 3, shares: 2, saved: 5, total_interactions: 24 }
+        : {
+            post_media_view: 240,
+            post_total_media_view_unique: 180,
+            post_reactions_by_type_total: { like: 11, love: 4 },
+            post_clicks: 17,
+            shares: 2,
+            comments: 6,
+          })
+    );
+  }
+
+  function metrics(o: FakeObject, metric: string): Fault {
+    const names = metric.split(',').filter(Boolean);
+    if (names.length === 0)
+      return graphError(400, 100, '(#100) The parameter metric is required', 'OAuthException');
+    const valid = o.kind === 'media' ? INSTAGRAM_MEDIA_METRICS : FACEBOOK_POST_METRICS;
+    const wrong = names.find((n) => !valid.includes(n));
+    if (wrong)
+      return graphError(
+        400,
+        100,
+        o.kind === 'media'
+          ? `(#100) metric[${names.indexOf(wrong)}] must be one of the following values: ${valid.join(', ')}`
+          : '(#100) The value must be a valid insights metric',
+        'OAuthException',
+      );
+    const values = insightsOf(o);
+    return ok({
+      data: names.map((name) => ({
+        name,
+        period: 'lifetime',
+        values: [{ value: values[name] ?? 0 }],
+        title: name,
+        description: name,
+        id: `${o.id}/insights/${name}/lifetime`,
+      })),
+    });
+  }
+
+  return {
+    create,
+    read,
+    /** Who owns an object id (a post, photo, container): whose token reads it. */
+    ownerOf: (id: string) => objects.get(id)?.owner ?? null,
+    /** What people can see on the account, oldest first. */
+    published: (account: string) => [...objects.values()].filter((o) => o.owner === account && o.published),
+    /** The next `n` top-level Instagram containers end in this state instead of FINISHED. */
+    failContainers(n: number, end: 'ERROR' | 'EXPIRED') {
+      for (let i = 0; i < n; i++) endings.push(end);
+    },
+    setInsights(id: string, values: Json) {
+      insights.set(id, values);
+    },
+    reset() {
+      objects.clear();
+      endings = [];
+      insights.clear();
+    },
+  };
+}
+
+export type Publishing = ReturnType<typeof createPublishing>;

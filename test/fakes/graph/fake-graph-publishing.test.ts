@@ -1,0 +1,135 @@
+// The fake's publishing side speaks Meta's formats and refuses what Meta refuses: a deprecated
+// Insights metric, a lone video that is not a reel, a carousel of other accounts' containers, a
+// container published before it is FINISHED or twice, another account's token. And the publishing
+// client reads its answers (graph-publish.ts), including Graph's time format and breakdowns.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGraphPublisher } from '../../../src/channels/graph-publish.ts';
+import { parseGraphTime } from '../../../src/channels/graph-publish-flow.ts';
+import { metricRows } from '../../../src/jobs/pull-social-metrics.ts';
+import { type FakeGraph, startFakeGraph } from './index.ts';
+
+let graph: FakeGraph;
+const page = { externalId: '1045', accessToken: 'EAA-page-token-1045' };
+const ig = { externalId: '1784', accessToken: 'IGAA-ig-token-1784' };
+const other = { externalId: '1785', accessToken: 'IGAA-ig-token-1785' };
+let client: ReturnType<typeof createGraphPublisher>;
+
+beforeAll(async () => {
+  graph = await startFakeGraph({
+    accounts: {
+      [page.externalId]: { token: page.accessToken, channel: 'messenger' },
+      [ig.externalId]: { token: ig.accessToken, channel: 'instagram' },
+      [other.externalId]: { token: other.accessToken, channel: 'instagram' },
+    },
+    containerPolls: 1,
+  });
+  client = createGraphPublisher({
+    url: graph.url,
+    instagramUrl: graph.url,
+    version: 'v26.0',
+    timeoutMs: 3000,
+  });
+});
+afterAll(async () => {
+  await graph?.close();
+});
+
+describe('the fake Graph API publishes as Meta does', () => {
+  it('refuses deprecated Insights metrics with code 100, and answers current ones in Graph’s shape', async () => {
+    const post = await client.facebookFeed(page, { message: 'Hi' });
+    if (!post.ok) throw new Error('post failed');
+    const old = await client.insights('facebook', page, post.id, ['post_impressions']);
+    expect(old).toMatchObject({ ok: false, transient: false, status: 400, error: { code: 100 } });
+    const now = await client.insights('facebook', page, post.id, [
+      'post_media_view',
+      'post_reactions_by_type_total',
+    ]);
+    expect(now).toEqual({
+      ok: true,
+      value: [
+        { name: 'post_media_view', value: 240 },
+        { name: 'post_reactions_by_type_total', value: { like: 11, love: 4 } },
+      ],
+    });
+    const media = await client.instagramContainer(ig, { kind: 'image', url: 'https://x.test/a.jpg' }, {});
+    if (!media.ok) throw new Error('container failed');
+    expect(await client.insights('instagram', ig, media.id, ['impressions'])).toMatchObject({ ok: false });
+  });
+
+  it('a lone video must be a reel; VIDEO is for carousel items only', async () => {
+    const r = await fetch(`${graph.url}/v26.0/${ig.externalId}/media`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ig.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ video_url: 'https://x.test/v.mp4', media_type: 'VIDEO' }),
+    });
+    expect(r.status).toBe(400);
+    expect((await r.json()).error.code).toBe(100);
+  });
+
+  it('a container is published only once FINISHED, only once, and only by its account', async () => {
+    const c = await client.instagramContainer(
+      ig,
+      { kind: 'image', url: 'https://x.test/b.jpg' },
+      { caption: 'B' },
+    );
+    if (!c.ok) throw new Error('container failed');
+    expect(await client.instagramPublish(ig, c.id)).toMatchObject({
+      ok: false,
+      error: { code: 9007, subcode: 2207027 },
+    });
+    expect(await client.containerStatus(ig, c.id)).toEqual({
+      ok: true,
+      value: { status_code: 'IN_PROGRESS', status: null },
+    });
+    expect(await client.containerStatus(ig, c.id)).toEqual({
+      ok: true,
+      value: { status_code: 'FINISHED', status: null },
+    });
+    // Another account can neither publish it (not its container) nor read it (not its token).
+    expect(await client.instagramPublish(other, c.id)).toMatchObject({ ok: false, error: { code: 100 } });
+    expect(await client.containerStatus(other, c.id)).toMatchObject({ ok: false, error: { code: 190 } });
+    const published = await client.instagramPublish(ig, c.id);
+    expect(published.ok).toBe(true);
+    expect(await client.instagramPublish(ig, c.id)).toMatchObject({ ok: false, error: { code: 100 } });
+    expect(await client.containerStatus(ig, c.id)).toMatchObject({ value: { status_code: 'PUBLISHED' } });
+    expect(graph.published(ig.externalId).map((o) => o.text)).toContain('B');
+  });
+
+  it('a carousel takes only this account’s item containers', async () => {
+    const mine = await client.instagramContainer(
+      other,
+      { kind: 'image', url: 'https://x.test/c.jpg' },
+      { carouselItem: true },
+    );
+    if (!mine.ok) throw new Error('item failed');
+    const r = await client.instagramContainer(
+      ig,
+      { kind: 'carousel', children: [mine.id, mine.id] },
+      { caption: 'C' },
+    );
+    expect(r).toMatchObject({ ok: false, error: { code: 100 } });
+  });
+
+  it('recent posts carry Graph’s times, which the flow reads; breakdowns become a total and a row per key', async () => {
+    const recent = await client.recentPosts('facebook', page);
+    if (!recent.ok) throw new Error('read failed');
+    const [first] = recent.value;
+    expect(first?.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+0000$/);
+    expect(Math.abs(parseGraphTime(first?.created_at ?? '') - Date.now())).toBeLessThan(60_000);
+    expect(
+      metricRows(
+        [
+          { name: 'r', value: { like: 2, wow: 1 } },
+          { name: 'views', value: 7 },
+        ],
+        { shares: 1 },
+      ),
+    ).toEqual([
+      ['r', 3],
+      ['r.like', 2],
+      ['r.wow', 1],
+      ['views', 7],
+      ['shares', 1],
+    ]);
+  });
+});
