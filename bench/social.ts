@@ -33,10 +33,10 @@ async function seed(db: Database): Promise<Seed> {
     [`Calendar ${tag}`],
   );
   const orgId = org?.id as string;
-  await db.query(`insert into public.organization_members (organization_id, user_id, role) values ($1, $2, 'owner')`, [
-    orgId,
-    user?.id,
-  ]);
+  await db.query(
+    `insert into public.organization_members (organization_id, user_id, role) values ($1, $2, 'owner')`,
+    [orgId, user?.id],
+  );
   const [account] = await db.query<{ id: string }>(
     `insert into app.connected_accounts (organization_id, provider, external_id, access_token_encrypted)
      values ($1, 'facebook', $2, 'v1:bench:unused') returning id`,
@@ -53,7 +53,11 @@ async function seed(db: Database): Promise<Seed> {
     [orgId, account?.id, POSTS],
   );
   await db.query('analyze public.social_posts');
-  const claims = { sub: user?.id, role: 'authenticated', app_metadata: { organization_id: orgId, org_id: orgId } };
+  const claims = {
+    sub: user?.id,
+    role: 'authenticated',
+    app_metadata: { organization_id: orgId, org_id: orgId },
+  };
   const now = Date.now();
   return {
     orgId,
