@@ -294,9 +294,19 @@ export async function deleteSocialPost(deps: SocialDeps, principal: Principal, i
 /** How long the media links of a post as read stay valid. */
 const MEDIA_LINK_SECONDS = 3600;
 
-/** One post, each of its media with a signed URL to show or download it (valid an hour). */
+/** One post with its latest metrics, each of its media with a signed URL to show or download it (valid an hour). */
 export async function getSocialPost(deps: SocialDeps, principal: Principal, id: string) {
-  const post = await asSocial(deps, principal, 'read', (tx) => readPost(tx, id));
+  const post = await asSocial(deps, principal, 'read', async (tx) => {
+    const read = await readPost(tx, id);
+    const [figures] = await tx.query<{ metrics: Record<string, number> }>(
+      `select coalesce(jsonb_object_agg(l.metric, l.value), '{}') as metrics from (
+         select distinct on (m.metric) m.metric, m.value::float8 as value from public.social_post_metrics m
+          where m.organization_id = app.current_org_id() and m.post_id = $1
+          order by m.metric, m.fetched_at desc) l`,
+      [id],
+    );
+    return { ...read, metrics: figures?.metrics ?? {} } as SocialPostRecord;
+  });
   const media = (post.media as { storage_path: string }[]).map((m) => ({
     ...m,
     signed_url: signedMediaUrl(deps, m.storage_path, MEDIA_LINK_SECONDS),
@@ -395,5 +405,51 @@ export async function contentCalendar(
       [q.from, q.to, q.timezone],
     );
     return { timezone: q.timezone, days: rows };
+  });
+}
+
+const PUBLISHED_IN = `p.organization_id = app.current_org_id() and p.status = 'published'
+  and p.published_at >= $1::timestamptz and p.published_at < $2::timestamptz
+  and ($3::text is null or p.platform = $3::text)`;
+
+// Each post's newest value of each metric (the metrics job keeps a time series).
+const LATEST = `with latest as (
+  select distinct on (m.post_id, m.metric) m.post_id, m.metric, m.value
+    from public.social_post_metrics m
+    join public.social_posts p on p.organization_id = m.organization_id and p.id = m.post_id
+   where ${PUBLISHED_IN}
+   order by m.post_id, m.metric, m.fetched_at desc)`;
+
+/**
+ * Engagement of the posts published in [from, to): per platform, the number of posts and the sum
+ * of each metric's latest value; per post (newest first, at most `limit`), its latest figures.
+ * Metric names are Meta's (docs/social.md, "Analytics").
+ */
+export async function socialAnalytics(
+  deps: SocialDeps,
+  principal: Principal,
+  q: { from: string; to: string; platform?: string | undefined; limit: number },
+) {
+  return asSocial(deps, principal, 'read', async (tx) => {
+    const params = [q.from, q.to, q.platform ?? null];
+    const totals = await tx.query<{ platform: string; posts: number; totals: Record<string, number> }>(
+      `${LATEST}
+       select p.platform, count(*)::int as posts,
+              coalesce((select jsonb_object_agg(t.metric, t.total) from (
+                 select l.metric, sum(l.value)::float8 as total from latest l
+                   join public.social_posts x on x.organization_id = app.current_org_id() and x.id = l.post_id
+                  where x.platform = p.platform group by l.metric) t), '{}') as totals
+         from public.social_posts p where ${PUBLISHED_IN} group by p.platform order by p.platform`,
+      params,
+    );
+    const posts = await tx.query<Record<string, unknown>>(
+      `${LATEST}
+       select p.id, p.platform, p.published_at, p.permalink, left(p.message, 200) as message,
+              coalesce((select jsonb_object_agg(l.metric, l.value::float8) from latest l where l.post_id = p.id), '{}') as metrics
+         from public.social_posts p where ${PUBLISHED_IN}
+        order by p.published_at desc, p.id desc limit $4`,
+      [...params, q.limit],
+    );
+    return { from: q.from, to: q.to, platforms: totals, posts };
   });
 }

@@ -69,6 +69,7 @@ describe('the MCP endpoint', () => {
       'svc_update_social_post',
       'svc_delete_social_post',
       'svc_list_social_accounts',
+      'svc_get_social_analytics',
       'svc_get_content_calendar',
     ]);
     for (const t of tools) {

@@ -110,6 +110,48 @@ describe('social tools', () => {
     );
   });
 
+  it('analytics: per platform the posts and summed latest figures; per post its latest figures, also on the post', async () => {
+    const published = [];
+    for (const [message, views] of [
+      ['Sale', 120],
+      ['Launch', 80],
+    ] as const) {
+      const { body } = await tool(writer, 'svc_create_social_post', {
+        platform: 'facebook',
+        message,
+        scheduled_at: inDays(1),
+      });
+      await svc.services.db.query("update social_posts set status = 'publishing' where id = $1", [
+        body.post.id,
+      ]);
+      await svc.services.db.query(
+        "update social_posts set status = 'published', published_at = now() - interval '1 hour' where id = $1",
+        [body.post.id],
+      );
+      // A time series: an older pull, then the newest, which counts.
+      await svc.services.db.query(
+        `insert into social_post_metrics (organization_id, post_id, metric, value, fetched_at)
+         select organization_id, id, 'post_media_view', $2::numeric, now() - interval '30 minutes' from social_posts where id = $1
+         union all select organization_id, id, 'post_media_view', $3::numeric, now() from social_posts where id = $1`,
+        [body.post.id, views / 2, views],
+      );
+      published.push(body.post.id);
+    }
+    const r = await tool(reader, 'svc_get_social_analytics', { from: inDays(-1), to: inDays(1) });
+    expect(r.isError).toBe(false);
+    expect(r.body.platforms).toEqual([{ platform: 'facebook', posts: 2, totals: { post_media_view: 200 } }]);
+    expect(r.body.posts.map((p: { metrics: unknown }) => p.metrics)).toEqual([
+      { post_media_view: 80 },
+      { post_media_view: 120 },
+    ]);
+    const one = await tool(reader, 'svc_get_social_post', { id: published[0] });
+    expect(one.body.post.metrics).toEqual({ post_media_view: 120 });
+    // Another tenant's period is empty.
+    expect(
+      (await tool(stranger, 'svc_get_social_analytics', { from: inDays(-1), to: inDays(1) })).body.platforms,
+    ).toEqual([]);
+  });
+
   it('free: plan_required with minimum_plan starter, even for reads', async () => {
     const r = await tool(freeReader, 'svc_list_social_posts');
     expect(r.isError).toBe(true);

@@ -41,7 +41,7 @@ const WRITE_TOOLS = [
 describe('tools/list', () => {
   it('fits the token budget: 190 a tool on average, none above 400', async () => {
     const { tools } = await served(starter, ['write']);
-    expect(tools).toHaveLength(20);
+    expect(tools).toHaveLength(21);
     const { total, perTool } = toolListTokens(tools);
     expect(total).toBeLessThanOrEqual(tools.length * BUDGET.perTool);
     for (const t of perTool) expect(t.tokens, t.name).toBeLessThanOrEqual(BUDGET.maxTool);
@@ -93,6 +93,7 @@ describe('tools/list', () => {
       'svc_list_social_posts',
       'svc_get_social_post',
       'svc_list_social_accounts',
+      'svc_get_social_analytics',
       'svc_get_content_calendar',
     ]);
     for (const t of reader.tools) expect(t.annotations?.readOnlyHint, t.name).toBe(true);

@@ -11,6 +11,7 @@ import {
   getSocialPostTool,
   listSocialAccountsTool,
   listSocialPostsTool,
+  socialAnalyticsTool,
   updateSocialPostTool,
 } from './social.ts';
 
@@ -35,5 +36,6 @@ export const TOOLS: Tool[] = [
   updateSocialPostTool,
   deleteSocialPostTool,
   listSocialAccountsTool,
+  socialAnalyticsTool,
   contentCalendarTool,
 ];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { POST_STATUSES, SOCIAL_PLATFORMS } from '../../domain/social.ts';
+import { POST_STATUSES, SOCIAL_PLATFORMS, WRITABLE_PLATFORMS } from '../../domain/social.ts';
 import {
   contentCalendar,
   createSocialPost,
@@ -10,6 +10,7 @@ import {
   NewSocialPost,
   requireSocialPlan,
   SocialPostChanges,
+  socialAnalytics,
   updateSocialPost,
 } from '../../domain/social-posts.ts';
 import { defineTool, type ToolContext } from '../tool.ts';
@@ -132,4 +133,27 @@ export const contentCalendarTool = defineTool({
   annotations: READ,
   precheck,
   run: ({ s, principal }, args) => contentCalendar(s, principal, args),
+});
+
+export const socialAnalyticsTool = defineTool({
+  name: 'svc_get_social_analytics',
+  title: 'Get social analytics',
+  description:
+    'Engagement of posts published from from to to: per platform the post count and summed metrics (Meta’s names), and each post’s latest figures. Returns {platforms, posts}.',
+  scope: 'read',
+  input: z.strictObject({
+    from: when(),
+    to: when(),
+    platform: z.enum(WRITABLE_PLATFORMS).optional(),
+    limit: limit(),
+  }),
+  output: z.object({
+    from: z.string(),
+    to: z.string(),
+    platforms: z.array(z.record(z.string(), z.unknown())),
+    posts: z.array(post),
+  }),
+  annotations: READ,
+  precheck,
+  run: ({ s, principal }, args) => socialAnalytics(s, principal, args),
 });
