@@ -112,6 +112,7 @@ export async function startService(
     });
     await redis?.connect().catch(() => {}); // reported by the error handler above
     const now = opts.now ?? (() => new Date());
+    const storage = opts.storage ?? createDiskStore(config.storage.dir);
     // The worker runs in this process unless WORKER=off (then `svc worker` runs it elsewhere).
     queue = await startJobs(
       {
@@ -122,6 +123,7 @@ export async function startService(
         secrets,
         // Meta fetches a post's media from these links; the public address must reach this service.
         mediaUrl: opts.mediaUrl ?? mediaUrlSigner({ secrets, publicUrl: url, now }),
+        storage,
       },
       { work: config.worker.mode === 'inline', extra: opts.jobs },
     );
@@ -140,7 +142,7 @@ export async function startService(
       log,
       mail: openMail(config, log),
       queue,
-      storage: opts.storage ?? createDiskStore(config.storage.dir),
+      storage,
       now,
     };
     const schema = services.schema;

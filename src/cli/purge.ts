@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import { purgeExpired } from '../domain/retention.ts';
+import { createDiskStore } from '../platform/storage/disk-store.ts';
 import { openForCommand } from './running-service.ts';
 
 /**
@@ -15,7 +16,11 @@ export async function purgeCommand(config: Config, args: string[]): Promise<numb
   }
   const db = await openForCommand(config, 'purge');
   try {
-    const deleted = await purgeExpired(db, { at: new Date(), batchSize: config.purge.batchSize });
+    const deleted = await purgeExpired(db, {
+      at: new Date(),
+      batchSize: config.purge.batchSize,
+      storage: createDiskStore(config.storage.dir),
+    });
     process.stdout.write(`${JSON.stringify({ deleted })}\n`);
     return 0;
   } catch (err) {

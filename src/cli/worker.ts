@@ -4,6 +4,7 @@ import type { Database } from '../platform/db/database.ts';
 import { migrate } from '../platform/db/migrate.ts';
 import { createLogger } from '../platform/log.ts';
 import { loadSecrets } from '../platform/secrets.ts';
+import { createDiskStore } from '../platform/storage/disk-store.ts';
 import { mediaUrlSigner } from '../storage/signed-url.ts';
 import { openForCommand } from './running-service.ts';
 
@@ -28,7 +29,8 @@ export async function startWorker(
     const now = () => new Date();
     // The address Meta fetches a post's media from: the API processes', which serve /storage/v1.
     const mediaUrl = mediaUrlSigner({ secrets, publicUrl: resolvePublicUrl(config, config.port), now });
-    const queue = await startJobs({ config, db, log, now, secrets, mediaUrl }, { work: true });
+    const storage = createDiskStore(config.storage.dir);
+    const queue = await startJobs({ config, db, log, now, secrets, mediaUrl, storage }, { work: true });
     log.info({ engine: db.engine, concurrency: config.worker.concurrency }, 'worker running');
     let stopping: Promise<void> | undefined;
     return () => {

@@ -8,6 +8,7 @@ import type { Logger } from '../platform/log.ts';
 import { openQueue } from '../platform/queue/pg-boss.ts';
 import type { JobDefinition, Queue } from '../platform/queue/queue.ts';
 import type { Secrets } from '../platform/secrets.ts';
+import type { ObjectStore } from '../platform/storage/object-store.ts';
 import { processWebhookEventJob } from './process-webhook-event.ts';
 import { publishSocialPostJob } from './publish-social-post.ts';
 import { pullSocialMetricsJob } from './pull-social-metrics.ts';
@@ -24,6 +25,8 @@ export type JobDeps = {
   log: Logger;
   now: () => Date;
   queue: Queue;
+  /** The bucket's files: the purge removes those of purged posts. Processes that never run the purge (svc webhooks replay, benchmarks) may leave it out. */
+  storage?: ObjectStore;
   /** Opens connected accounts' secrets (the sender's access tokens). */
   secrets: Secrets;
   /** Social posts' media for Meta; unset until storage signs URLs (posts with media then fail). */

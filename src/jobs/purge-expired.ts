@@ -42,8 +42,14 @@ export function purgeExpiredJob(deps: JobDeps): JobDefinition<PurgeJob> {
     name: PURGE_JOB,
     policy,
     async run(job) {
+      if (!deps.storage)
+        throw new Error('the purge needs the storage bucket (JobDeps.storage) to remove files');
       await scheduleNextPurge(deps);
-      const report = await purgeExpired(deps.db, { at: deps.now(), batchSize: deps.config.purge.batchSize });
+      const report = await purgeExpired(deps.db, {
+        at: deps.now(),
+        batchSize: deps.config.purge.batchSize,
+        storage: deps.storage,
+      });
       deps.log.info({ job: { name: PURGE_JOB, day: job.data.day }, deleted: report }, 'retention purge done');
       return { status: 'done' };
     },

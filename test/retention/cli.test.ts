@@ -89,6 +89,8 @@ describe('svc purge', () => {
         webhook_events: 1,
         webhook_deliveries: 1,
         agent_auth_attempts: 1,
+        social_posts: 0,
+        social_post_media: 0,
       },
     });
     const again = await runCli(['purge'], env);

@@ -33,7 +33,8 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.stop());
 
-const purge = (batchSize = 1000) => purgeExpired(db, { at: new Date(), batchSize });
+const purge = (batchSize = 1000) =>
+  purgeExpired(db, { at: new Date(), batchSize, storage: svc.services.storage });
 const ageOrder = (id: string, days: number) =>
   backdate(db, 'public.orders', ['created_at', 'updated_at'], days, 'id = $1', [id]);
 const exists = async (table: string, id: string | number) =>
@@ -243,4 +244,44 @@ describe('locks', () => {
       expect(await exists('public.orders', held)).toBe(false);
     },
   );
+});
+
+describe('social posts', () => {
+  it('published and failed posts older than the retention go with their media rows and files; younger ones and drafts stay', async () => {
+    const free = await organization(db, 'free');
+    const page = await account(db, free, `page-${Date.now()}`);
+    await db.query("update app.connected_accounts set provider = 'facebook' where id = $1", [page]);
+    const post = async (status: string, days: number) => {
+      const [p] = await db.query<{ id: string }>(
+        `insert into public.social_posts (organization_id, platform, account_id, status, message, published_at)
+         values ($1, 'facebook', $2, $3, 'Retention', case when $3 = 'published' then now() end) returning id`,
+        [free, page, status],
+      );
+      const id = p?.id as string;
+      const path = `${free}/posts/${id}.png`;
+      await svc.services.storage.put(`social-media/${path}`, new Uint8Array([1, 2, 3]), 'image/png');
+      await db.query(
+        `insert into public.social_post_media (organization_id, post_id, position, storage_path, mime_type, bytes)
+         values ($1, $2, 1, $3, 'image/png', 3)`,
+        [free, id, path],
+      );
+      await backdate(db, 'public.social_posts', ['created_at', 'updated_at'], days, 'id = $1', [id]);
+      return { id, key: `social-media/${path}` };
+    };
+    const oldPublished = await post('published', 31);
+    const oldFailed = await post('failed', 45);
+    const recent = await post('published', 29);
+    const oldDraft = await post('draft', 90);
+    const report = await purge();
+    expect(report.social_posts).toBeGreaterThanOrEqual(2);
+    for (const gone of [oldPublished, oldFailed]) {
+      expect(await exists('public.social_posts', gone.id)).toBe(false);
+      expect(await svc.services.storage.head(gone.key)).toBeNull();
+    }
+    for (const kept of [recent, oldDraft]) {
+      expect(await exists('public.social_posts', kept.id)).toBe(true);
+      expect(await svc.services.storage.head(kept.key)).not.toBeNull();
+    }
+    expect(await count(db, 'public.social_post_media where post_id = $1', [oldPublished.id])).toBe(0);
+  });
 });

@@ -27,7 +27,7 @@ describe('data retention in agent-usage and svc://organization/info', () => {
     expect((await usage(token)).retention).toEqual({
       days: 30,
       message:
-        'Finished orders, conversations, messages, webhook events and agent sign-in logs older than 30 days are deleted daily; contacts and inventory are kept.',
+        'Finished orders, published or failed social posts, conversations, messages, webhook events and agent sign-in logs older than 30 days are deleted daily; contacts and inventory are kept.',
     });
     expect((await usage(owner.access_token)).retention.days).toBe(30);
 
