@@ -227,13 +227,7 @@ export async function accountForSending(
       ),
     { readOnly: true },
   );
-  if (!visible) return null;
-  const [row] = await deps.db.query<SealedRow>(
-    `select ${SEALED} from app.connected_accounts a
-      where a.organization_id = $1 and a.id = $2 and a.disconnected_at is null`,
-    [visible.organization_id, visible.id],
-  );
-  return row ? opened(deps, row) : null;
+  return visible ? accountById(deps, visible.organization_id, visible.id) : null;
 }
 
 /**
@@ -263,12 +257,7 @@ export async function accountByExternalId(
   provider: Provider,
   externalId: string,
 ): Promise<AccountWithSecrets | null> {
-  const [row] = await deps.db.query<SealedRow>(
-    `select ${SEALED} from app.connected_accounts a
-      where a.provider = $1 and a.external_id = $2 and a.disconnected_at is null`,
-    [provider, externalId],
-  );
-  return row ? opened(deps, row) : null;
+  return liveAccount(deps, 'a.provider = $1 and a.external_id = $2', [provider, externalId]);
 }
 
 /** A live account by its key with its secrets (service path: the publisher and metrics jobs). */
@@ -277,10 +266,18 @@ export async function accountById(
   organizationId: string,
   accountId: string,
 ): Promise<AccountWithSecrets | null> {
+  return liveAccount(deps, 'a.organization_id = $1 and a.id = $2', [organizationId, accountId]);
+}
+
+/** The live account `where` picks, its secrets opened (owner rights: the service path). */
+async function liveAccount(
+  deps: Pick<Deps, 'db' | 'secrets'>,
+  where: string,
+  params: unknown[],
+): Promise<AccountWithSecrets | null> {
   const [row] = await deps.db.query<SealedRow>(
-    `select ${SEALED} from app.connected_accounts a
-      where a.organization_id = $1 and a.id = $2 and a.disconnected_at is null`,
-    [organizationId, accountId],
+    `select ${SEALED} from app.connected_accounts a where ${where} and a.disconnected_at is null`,
+    params,
   );
   return row ? opened(deps, row) : null;
 }
