@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { authRoutes } from './auth/routes.ts';
+import { dashboardRoutes } from './dashboard/routes.ts';
 import { functionRoutes, WEBHOOK_RECEIVERS } from './functions/routes.ts';
 import { MCP_PATH, originPolicy } from './mcp/origin.ts';
 import { AppError, errorBody, toAppError } from './platform/errors.ts';
@@ -121,6 +122,8 @@ export function buildApp(s: Services) {
     );
     return c.json(doc, 200);
   });
+
+  app.route('/', dashboardRoutes({ anonKey: s.keys.anonKey }));
 
   app.notFound((c) =>
     c.json(errorBody(new AppError(404, 'not_found', `No route for ${c.req.method} ${c.req.path}`)), 404),

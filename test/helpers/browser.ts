@@ -1,0 +1,106 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { describe, expect } from 'vitest';
+
+/** Debian's Chromium (`apt-get install chromium`); Playwright's own download cannot reach the internet here. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * Browser tests run where Chromium is installed. CI installs it and sets REQUIRE_BROWSER=1, so
+ * there a missing browser fails the run instead of skipping it.
+ */
+export const describeBrowser = existsSync(CHROMIUM) || process.env.REQUIRE_BROWSER ? describe : describe.skip;
+
+export const PHONE = { width: 390, height: 844 };
+export const DESKTOP = { width: 1280, height: 800 };
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    // The machine has no outside network: Chromium's background services would only fail.
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export type TestPage = Page & {
+  /** Console errors and uncaught exceptions so far (a flow must end with none). */
+  problems: string[];
+};
+
+/**
+ * A fresh browser profile (its own storage, so its own session) at `viewport`. Responses the
+ * test expects to fail (4xx the page shows as a message) are listed in `expectedStatuses`:
+ * Chromium logs every failed fetch as a console error.
+ */
+export async function openPage(
+  browser: Browser,
+  viewport = DESKTOP,
+  { expectedStatuses = [] as number[] } = {},
+): Promise<{ context: BrowserContext; page: TestPage }> {
+  const context = await browser.newContext({ viewport });
+  const page = (await context.newPage()) as TestPage;
+  page.problems = [];
+  const failed = new Set<string>();
+  page.on('response', (res) => {
+    if (res.status() >= 400 && expectedStatuses.includes(res.status())) failed.add(res.url());
+  });
+  page.on('console', (msg) => {
+    if (msg.type() !== 'error') return;
+    const text = msg.text();
+    const url = msg.location().url;
+    if (/Failed to load resource/.test(text) && url && failed.has(url)) return;
+    page.problems.push(text);
+  });
+  page.on('pageerror', (err) => page.problems.push(`uncaught: ${err.message}`));
+  return { context, page };
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+type AxeViolation = { id: string; impact: string | null; help: string; nodes: { target: string[] }[] };
+
+/** axe-core's serious and critical violations on the page as it is now (evaluated past the CSP). */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: axe is a global the source above defined
+    const axe = (window as any).axe;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations as AxeViolation[];
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** What every flow ends with: no console errors, nothing serious for axe on the page it ends on. */
+export async function expectCleanPage(page: TestPage) {
+  expect(await seriousViolations(page)).toEqual([]);
+  expect(page.problems).toEqual([]);
+}
+
+/** The dashboard must be built (npm install's prepare does it) before the browser can load it. */
+export function requireBuiltDashboard() {
+  if (!existsSync(new URL('../../web/dist/index.html', import.meta.url))) {
+    throw new Error('The dashboard is not built: run `npm run build:web`');
+  }
+}
+
+/**
+ * Waits until the locator's element is visible (what a person would wait for). Playwright's own
+ * assertions come with @playwright/test, which is not used: vitest runs these tests.
+ */
+export const shows = (locator: Locator) => locator.first().waitFor({ state: 'visible', timeout: 15_000 });
+
+/** Polls a value from the page until the assertion chained on it holds (or 15 s pass). */
+export const eventually = <T>(read: () => Promise<T>) =>
+  expect.poll(read, { timeout: 15_000, interval: 100 });

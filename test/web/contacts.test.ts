@@ -1,0 +1,95 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import {
+  DESKTOP,
+  describeBrowser,
+  eventually,
+  expectCleanPage,
+  launchBrowser,
+  openPage,
+  PHONE,
+  requireBuiltDashboard,
+  shows,
+  type TestPage,
+} from '../helpers/browser.ts';
+import { startTestService, type TestService, uniqueEmail } from '../helpers/service.ts';
+
+let svc: TestService;
+let browser: Browser;
+
+beforeAll(async () => {
+  requireBuiltDashboard();
+  svc = await startTestService();
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await svc?.stop();
+});
+
+/** A new person signs up in the dashboard and starts an organization. */
+async function signUpWithOrganization(page: TestPage, orgName: string) {
+  await page.goto(`${svc.url}/`);
+  await page.getByRole('link', { name: 'Create an account' }).click();
+  await page.getByLabel('Email').fill(uniqueEmail('web'));
+  await page.getByLabel('Password').fill('password-8');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByLabel('Organization name').fill(orgName);
+  await page.getByRole('button', { name: 'Create organization' }).click();
+  const switcher = page.getByRole('combobox', { name: 'Organization' });
+  await eventually(() => switcher.locator('option:checked').textContent()).toBe(orgName);
+}
+
+async function goTo(page: TestPage, area: string, phone: boolean) {
+  if (phone) await page.getByRole('button', { name: 'Menu' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: area }).click();
+}
+
+describeBrowser('contacts in the dashboard', () => {
+  for (const [label, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
+    test(`a new person signs up, creates an organization and adds and finds a contact (${label})`, async () => {
+      const { context, page } = await openPage(browser, viewport);
+      await signUpWithOrganization(page, `Shop ${label}`);
+      await goTo(page, 'Contacts', label === 'phone');
+      await shows(page.getByText('No contacts match'));
+
+      await page.getByRole('button', { name: 'New contact' }).click();
+      await page.getByLabel('First name').fill('Ada');
+      await page.getByLabel('Last name').fill('Lovelace');
+      await page.getByLabel('Email').fill('ada@example.test');
+      await page.getByLabel('Tags').fill('vip, wholesale');
+      await page.getByRole('button', { name: 'Add contact' }).click();
+      await shows(page.getByRole('heading', { name: 'Ada Lovelace' }));
+      await expectCleanPage(page);
+
+      await goTo(page, 'Contacts', label === 'phone');
+      await page.getByRole('searchbox', { name: 'Search' }).fill('lovel');
+      await shows(page.getByRole('link', { name: 'Ada Lovelace' }));
+      await page.getByRole('searchbox', { name: 'Search' }).fill('nobody');
+      await shows(page.getByText('No contacts match'));
+      await page.getByRole('searchbox', { name: 'Search' }).fill('');
+      await page.getByRole('textbox', { name: 'Tag' }).fill('wholesale');
+      await shows(page.getByRole('link', { name: 'Ada Lovelace' }));
+      await expectCleanPage(page);
+      await context.close();
+    });
+  }
+
+  test('a refused contact shows the service’s reason and keeps what was typed', async () => {
+    const { context, page } = await openPage(browser, DESKTOP, { expectedStatuses: [400] });
+    await signUpWithOrganization(page, 'Typo shop');
+    await goTo(page, 'Contacts', false);
+    await page.getByRole('button', { name: 'New contact' }).click();
+    await page.getByLabel('First name').fill('Grace');
+    await page.getByLabel('Phone').fill('0044 not a phone');
+    await page.getByRole('button', { name: 'Add contact' }).click();
+    await shows(page.getByRole('alert').filter({ hasText: /phone/i }));
+    expect(await page.getByLabel('First name').inputValue()).toBe('Grace');
+    expect(await page.getByLabel('Phone').inputValue()).toBe('0044 not a phone');
+    await expectCleanPage(page);
+    await context.close();
+  });
+});

@@ -1,0 +1,128 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { createColumnHelper } from '@tanstack/react-table';
+import { useState } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { must } from '../../lib/api';
+import { date, personName } from '../../lib/format';
+import { supabase } from '../../lib/supabase';
+import { DataTable } from '../../ui/DataTable';
+import { ErrorNote } from '../../ui/ErrorNote';
+import { Loading, Page } from '../../ui/Page';
+import { Pager } from '../../ui/Pager';
+import { ContactForm } from './ContactForm';
+import { CONTACT_COLUMNS, type Contact, type ContactInput, toForm, toRow } from './contact';
+
+const PAGE_SIZE = 25;
+const col = createColumnHelper<Contact>();
+const columns = [
+  col.display({
+    id: 'name',
+    header: 'Name',
+    cell: ({ row }) => <Link to={`/app/contacts/${row.original.id}`}>{personName(row.original)}</Link>,
+  }),
+  col.accessor('email', { header: 'Email', cell: (c) => c.getValue() ?? '—' }),
+  col.accessor('phone', { header: 'Phone', cell: (c) => c.getValue() ?? '—' }),
+  col.accessor('tags', { header: 'Tags', cell: (c) => c.getValue().join(', ') || '—' }),
+  col.accessor('created_at', { header: 'Added', cell: (c) => date(c.getValue()) }),
+];
+
+// PostgREST's or=() takes a comma-separated list: characters that would break it are dropped.
+const searchable = (s: string) => s.replace(/[,()*\\]/g, ' ').trim();
+
+export function ContactsPage() {
+  const [params, setParams] = useSearchParams();
+  const search = params.get('q') ?? '';
+  const tag = params.get('tag') ?? '';
+  const page = Number(params.get('page') ?? 0);
+  const [adding, setAdding] = useState(false);
+  const navigate = useNavigate();
+  const queries = useQueryClient();
+
+  const list = useQuery({
+    queryKey: ['contacts', { search, tag, page }],
+    placeholderData: keepPreviousData,
+    queryFn: async () => {
+      let q = supabase.from('contacts').select(CONTACT_COLUMNS, { count: 'exact' });
+      const term = searchable(search);
+      if (term) {
+        q = q.or(
+          ['first_name', 'last_name', 'email', 'phone', 'company']
+            .map((c) => `${c}.ilike.*${term}*`)
+            .join(','),
+        );
+      }
+      if (tag) q = q.contains('tags', [tag]);
+      const res = await q
+        .order('created_at', { ascending: false })
+        .range(page * PAGE_SIZE, page * PAGE_SIZE + PAGE_SIZE - 1);
+      return { rows: must(res) as Contact[], total: res.count };
+    },
+  });
+  const create = useMutation({
+    mutationFn: async (f: ContactInput) =>
+      must(await supabase.from('contacts').insert(toRow(f)).select('id').single()) as { id: string },
+    onSuccess: async ({ id }) => {
+      await queries.invalidateQueries({ queryKey: ['contacts'] });
+      navigate(`/app/contacts/${id}`);
+    },
+  });
+  const set = (k: string, v: string) => {
+    const next = new URLSearchParams(params);
+    if (v) next.set(k, v);
+    else next.delete(k);
+    if (k !== 'page') next.delete('page');
+    setParams(next, { replace: true });
+  };
+
+  return (
+    <Page
+      title="Contacts"
+      actions={
+        <button type="button" className="primary" aria-expanded={adding} onClick={() => setAdding(!adding)}>
+          New contact
+        </button>
+      }
+    >
+      {adding && (
+        <section className="panel" aria-label="New contact">
+          <ContactForm
+            initial={toForm()}
+            submitLabel="Add contact"
+            pending={create.isPending}
+            error={create.error}
+            onSubmit={(f) => create.mutate(f)}
+          />
+        </section>
+      )}
+      <search className="filters">
+        <label>
+          Search
+          <input type="search" defaultValue={search} onChange={(e) => set('q', e.target.value)} />
+        </label>
+        <label>
+          Tag
+          <input defaultValue={tag} onChange={(e) => set('tag', e.target.value.trim())} />
+        </label>
+      </search>
+      <ErrorNote error={list.error} />
+      {list.isPending ? (
+        <Loading />
+      ) : (
+        <>
+          <DataTable
+            rows={list.data?.rows ?? []}
+            columns={columns}
+            caption="Contacts"
+            empty="No contacts match"
+          />
+          <Pager
+            page={page}
+            pageSize={PAGE_SIZE}
+            total={list.data?.total}
+            onPage={(p) => set('page', String(p))}
+          />
+        </>
+      )}
+    </Page>
+  );
+}
