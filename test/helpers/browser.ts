@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
+import { type TestService, uniqueEmail } from './service.ts';
 
 /** Debian's Chromium (`apt-get install chromium`); Playwright's own download cannot reach the internet here. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -104,3 +105,47 @@ export const shows = (locator: Locator) => locator.first().waitFor({ state: 'vis
 /** Polls a value from the page until the assertion chained on it holds (or 15 s pass). */
 export const eventually = <T>(read: () => Promise<T>) =>
   expect.poll(read, { timeout: 15_000, interval: 100 });
+
+/** A new person signs up in the dashboard and starts an organization named `orgName`. */
+export async function signUpInDashboard(
+  svc: TestService,
+  page: TestPage,
+  orgName: string,
+  email = uniqueEmail('web'),
+) {
+  await page.goto(`${svc.url}/app/sign-up`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('password-8');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByLabel('Organization name').fill(orgName);
+  await page.getByRole('button', { name: 'Create organization' }).click();
+  await inOrganization(page, orgName);
+  return email;
+}
+
+/** Signs an existing person in through the form; they land in their current organization. */
+export async function signInToDashboard(
+  svc: TestService,
+  page: TestPage,
+  email: string,
+  password = 'password-8',
+) {
+  await page.goto(`${svc.url}/app/sign-in`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await shows(page.getByRole('combobox', { name: 'Organization' }));
+}
+
+/** Waits until the organization switcher shows `orgName` as the current organization. */
+export const inOrganization = (page: TestPage, orgName: string) =>
+  eventually(() =>
+    page.getByRole('combobox', { name: 'Organization' }).locator('option:checked').textContent(),
+  ).toBe(orgName);
+
+/** Opens an area from the main navigation, through the menu button at phone width. */
+export async function goTo(page: TestPage, area: string) {
+  const toggle = page.getByRole('button', { name: 'Menu' });
+  if (await toggle.isVisible()) await toggle.click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: area, exact: true }).click();
+}

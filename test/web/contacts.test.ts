@@ -3,16 +3,16 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import {
   DESKTOP,
   describeBrowser,
-  eventually,
   expectCleanPage,
+  goTo,
   launchBrowser,
   openPage,
   PHONE,
   requireBuiltDashboard,
   shows,
-  type TestPage,
+  signUpInDashboard,
 } from '../helpers/browser.ts';
-import { startTestService, type TestService, uniqueEmail } from '../helpers/service.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
 
 let svc: TestService;
 let browser: Browser;
@@ -27,24 +27,6 @@ afterAll(async () => {
   await svc?.stop();
 });
 
-/** A new person signs up in the dashboard and starts an organization. */
-async function signUpWithOrganization(page: TestPage, orgName: string) {
-  await page.goto(`${svc.url}/`);
-  await page.getByRole('link', { name: 'Create an account' }).click();
-  await page.getByLabel('Email').fill(uniqueEmail('web'));
-  await page.getByLabel('Password').fill('password-8');
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.getByLabel('Organization name').fill(orgName);
-  await page.getByRole('button', { name: 'Create organization' }).click();
-  const switcher = page.getByRole('combobox', { name: 'Organization' });
-  await eventually(() => switcher.locator('option:checked').textContent()).toBe(orgName);
-}
-
-async function goTo(page: TestPage, area: string, phone: boolean) {
-  if (phone) await page.getByRole('button', { name: 'Menu' }).click();
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: area }).click();
-}
-
 describeBrowser('contacts in the dashboard', () => {
   for (const [label, viewport] of [
     ['desktop', DESKTOP],
@@ -52,8 +34,8 @@ describeBrowser('contacts in the dashboard', () => {
   ] as const) {
     test(`a new person signs up, creates an organization and adds and finds a contact (${label})`, async () => {
       const { context, page } = await openPage(browser, viewport);
-      await signUpWithOrganization(page, `Shop ${label}`);
-      await goTo(page, 'Contacts', label === 'phone');
+      await signUpInDashboard(svc, page, `Shop ${label}`);
+      await goTo(page, 'Contacts');
       await shows(page.getByText('No contacts match'));
 
       await page.getByRole('button', { name: 'New contact' }).click();
@@ -65,7 +47,7 @@ describeBrowser('contacts in the dashboard', () => {
       await shows(page.getByRole('heading', { name: 'Ada Lovelace' }));
       await expectCleanPage(page);
 
-      await goTo(page, 'Contacts', label === 'phone');
+      await goTo(page, 'Contacts');
       await page.getByRole('searchbox', { name: 'Search' }).fill('lovel');
       await shows(page.getByRole('link', { name: 'Ada Lovelace' }));
       await page.getByRole('searchbox', { name: 'Search' }).fill('nobody');
@@ -80,8 +62,8 @@ describeBrowser('contacts in the dashboard', () => {
 
   test('a refused contact shows the service’s reason and keeps what was typed', async () => {
     const { context, page } = await openPage(browser, DESKTOP, { expectedStatuses: [400] });
-    await signUpWithOrganization(page, 'Typo shop');
-    await goTo(page, 'Contacts', false);
+    await signUpInDashboard(svc, page, 'Typo shop');
+    await goTo(page, 'Contacts');
     await page.getByRole('button', { name: 'New contact' }).click();
     await page.getByLabel('First name').fill('Grace');
     await page.getByLabel('Phone').fill('0044 not a phone');
