@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
+import { CHROMIUM } from './chromium.ts';
 import { type TestService, uniqueEmail } from './service.ts';
 
-/** Debian's Chromium (`apt-get install chromium`); Playwright's own download cannot reach the internet here. */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export { launchBrowser } from './chromium.ts';
 
 /**
  * Browser tests run where Chromium is installed. CI installs it and sets REQUIRE_BROWSER=1, so
@@ -15,22 +15,6 @@ export const describeBrowser = existsSync(CHROMIUM) || process.env.REQUIRE_BROWS
 
 export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1280, height: 800 };
-
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    // The machine has no outside network: Chromium's background services would only fail.
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-}
 
 export type TestPage = Page & {
   /** Console errors and uncaught exceptions so far (a flow must end with none). */
