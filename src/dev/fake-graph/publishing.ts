@@ -1,11 +1,10 @@
-// The fake's publishing side: Facebook Page posts (/feed, /photos, /videos), Instagram content
-// publishing (/media containers that are IN_PROGRESS for a few polls, /media_publish) and the reads
-// that go with them (permalink, container status, recent posts, counts); Insights on what it made
-// are insights.ts's. It keeps what was published per account, so a test can prove a post went out
-// once. Development and tests only.
+// The fake's publishing side, the POSTs: Facebook Page posts (/feed, /photos, /videos) and Instagram
+// content publishing (/media containers that are IN_PROGRESS for a few polls, /media_publish). It
+// keeps what was made per account, so a test can prove a post went out once; reads.ts answers the
+// GETs on it (fields, container status, recent posts, Insights). Development and tests only.
 import { randomInt } from 'node:crypto';
-import { type Fault, graphError, invalidParameter, unknownObject } from './faults.ts';
-import { createInsights } from './insights.ts';
+import { type Fault, graphError, invalidParameter } from './faults.ts';
+import { createReads } from './reads.ts';
 
 type Json = Record<string, unknown>;
 type Kind = 'post' | 'photo' | 'video' | 'container' | 'media';
@@ -44,7 +43,7 @@ export type PublishingOptions = {
 export function createPublishing(options: PublishingOptions = {}) {
   const objects = new Map<string, FakeObject>();
   let endings: ('ERROR' | 'EXPIRED')[] = [];
-  const insights = createInsights();
+  const reads = createReads(objects);
 
   const add = (o: Omit<FakeObject, 'created_time' | 'permalink'> & { permalink?: string | null }) => {
     const obj: FakeObject = { permalink: null, ...o, created_time: graphTime(new Date()) };
@@ -183,61 +182,9 @@ export function createPublishing(options: PublishingOptions = {}) {
     return ok({ id });
   }
 
-  /** GET /{id}?fields=…, /{id}/insights, /{account}/published_posts, /{account}/media. */
-  function read(id: string, edge: string | null, query: Record<string, string>): Fault {
-    const o = objects.get(id);
-    if (edge === 'published_posts' || (edge === 'media' && !o)) {
-      const list = [...objects.values()]
-        .filter(
-          (p) =>
-            p.owner === id && p.published && (edge === 'media' ? p.kind === 'media' : p.kind !== 'media'),
-        )
-        .reverse()
-        .slice(0, Number(query.limit ?? 25));
-      const fb = edge === 'published_posts';
-      return ok({
-        data: list.map((p) =>
-          fb
-            ? {
-                id: p.id,
-                message: p.text ?? undefined,
-                created_time: p.created_time,
-                permalink_url: p.permalink,
-              }
-            : { id: p.id, caption: p.text ?? undefined, timestamp: p.created_time, permalink: p.permalink },
-        ),
-      });
-    }
-    if (!o) return unknownObject(id);
-    if (edge === 'insights') return insights.answer(o, query.metric ?? '');
-    if (edge) return graphError(400, 2500, `Unknown path components: /${edge}`, 'OAuthException');
-    const out: Json = { id: o.id };
-    for (const field of (query.fields ?? '').split(',').map((f) => f.replace(/[.{(].*$/, ''))) {
-      if (field === 'permalink_url' && o.kind !== 'media') out.permalink_url = o.permalink;
-      if (field === 'permalink' && o.kind === 'media') out.permalink = o.permalink;
-      if (field === 'shares') out.shares = { count: Number(insights.valuesOf(o).shares ?? 0) };
-      if (field === 'comments')
-        out.comments = {
-          data: [],
-          summary: { order: 'ranked', total_count: Number(insights.valuesOf(o).comments ?? 0) },
-        };
-      if (field === 'status_code' && o.container) {
-        const c = o.container;
-        if (c.published) out.status_code = 'PUBLISHED';
-        else if (c.polls > 0) {
-          c.polls--;
-          out.status_code = 'IN_PROGRESS';
-        } else out.status_code = c.end;
-      }
-      if (field === 'status' && out.status_code === 'ERROR')
-        out.status = '2207026: The media could not be fetched from the URI';
-    }
-    return ok(out);
-  }
-
   return {
     create,
-    read,
+    read: reads.read,
     /** Who owns an object id (a post, photo, container): whose token reads it. */
     ownerOf: (id: string) => objects.get(id)?.owner ?? null,
     /** What people can see on the account, oldest first. */
@@ -246,11 +193,11 @@ export function createPublishing(options: PublishingOptions = {}) {
     failContainers(n: number, end: 'ERROR' | 'EXPIRED') {
       for (let i = 0; i < n; i++) endings.push(end);
     },
-    setInsights: insights.set,
+    setInsights: reads.setInsights,
     reset() {
       objects.clear();
       endings = [];
-      insights.reset();
+      reads.reset();
     },
   };
 }
