@@ -25,12 +25,12 @@ export const FACEBOOK_METRICS = [
  * A Facebook video's lifetime figures from `/{video-id}/video_insights` (its post id is the video's,
  * which post Insights refuse). Not the `total_video_impressions*` family nor
  * `total_video_views_unique`: Meta's v25.0 changelog removes them when v26.0 ships, in every version.
- * Times are in milliseconds.
+ * Not `total_video_avg_time_watched` either: analytics sum each metric over posts, and a sum of
+ * averages means nothing; it is total time (milliseconds) over views.
  */
 export const FACEBOOK_VIDEO_METRICS = [
   'total_video_views',
   'total_video_complete_views',
-  'total_video_avg_time_watched',
   'total_video_view_total_time',
   'total_video_reactions_by_type_total',
 ] as const;
