@@ -1,8 +1,10 @@
 // The content calendar at size: an organization with 10,000 posts over a year, one month of them
 // asked for, grouped by day in a time zone (contentCalendar, the path of svc_get_content_calendar
 // and /functions/v1/content-calendar, under row-level security), beside a plain indexed select of
-// the same rows as the owner. Both engines, the same process and run; rounds alternate and the
-// figures are medians. A benchmark, not a test: it prints figures and never fails on them.
+// the same rows as the owner; and publishes per second through the worker against the fake Graph
+// API beside direct POSTs to the fake (bench/social-publish.ts). Both engines, the same process
+// and run; rounds alternate and the figures are medians. A benchmark, not a test: it prints
+// figures and never fails on them.
 //
 //   npm run bench:social            (BENCH_DATABASE_URL: the PostgreSQL server; default root@127.0.0.1/test)
 import { randomBytes } from 'node:crypto';
@@ -14,6 +16,7 @@ import { migrate } from '../src/platform/db/migrate.ts';
 import { openPostgres } from '../src/platform/db/pg.ts';
 import { openPglite } from '../src/platform/db/pglite.ts';
 import { withScratchDatabase } from './scratch-database.ts';
+import { publishRates } from './social-publish.ts';
 
 const POSTS = 10_000;
 const ROUNDS = 5;
@@ -124,4 +127,9 @@ const pgLine = await withScratchDatabase('social', async (url) => {
   }
 });
 if (pgLine) lines.push(pgLine);
+lines.push(...(await publishRates('pglite', {})));
+const pgPublish = await withScratchDatabase('social_publish', (url) =>
+  publishRates('postgres', { DATABASE_URL: url, DATABASE_POOL_SIZE: '16' }),
+);
+if (pgPublish) lines.push(...pgPublish);
 for (const l of lines) console.log(l);

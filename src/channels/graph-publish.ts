@@ -59,15 +59,26 @@ export type GraphPublisher = {
   ): Promise<ReadResult<string | null>>;
   /** The account's newest posts: `/{page-id}/published_posts` or `/{ig-user-id}/media`. */
   recentPosts(platform: 'facebook' | 'instagram', account: GraphAccount): Promise<ReadResult<RecentPost[]>>;
-  /** `GET /{object-id}/insights?metric=…` (lifetime values). */
+  /**
+   * `GET /{object-id}/insights?metric=…` (lifetime values); a Facebook video's numbers are on its
+   * own edge, `/{video-id}/video_insights`, in the same format.
+   */
   insights(
     platform: 'facebook' | 'instagram',
     account: GraphAccount,
     id: string,
     metrics: readonly string[],
+    edge?: 'insights' | 'video_insights',
   ): Promise<ReadResult<Insight[]>>;
-  /** Facebook's counts that are fields, not insights: `shares{count}` and the comments summary. */
-  facebookCounts(page: GraphAccount, postId: string): Promise<ReadResult<Record<string, number>>>;
+  /**
+   * Facebook's counts that are fields, not insights: `shares{count}` and the comments summary. A
+   * Video node has no `shares` field (asking for it is an error), so a video gets comments only.
+   */
+  facebookCounts(
+    page: GraphAccount,
+    postId: string,
+    kind?: 'post' | 'video',
+  ): Promise<ReadResult<Record<string, number>>>;
 };
 
 export function createGraphPublisher(config: GraphClientConfig): GraphPublisher {
@@ -175,8 +186,8 @@ export function createGraphPublisher(config: GraphClientConfig): GraphPublisher 
           : undefined,
       );
     },
-    async insights(platform, a, id, metrics) {
-      const answer = await get(platform, a, `${encodeURIComponent(id)}/insights`, {
+    async insights(platform, a, id, metrics, edge = 'insights') {
+      const answer = await get(platform, a, `${encodeURIComponent(id)}/${edge}`, {
         metric: metrics.join(','),
         period: 'lifetime',
       });
@@ -191,15 +202,16 @@ export function createGraphPublisher(config: GraphClientConfig): GraphPublisher 
           : undefined,
       );
     },
-    async facebookCounts(page, postId) {
+    async facebookCounts(page, postId, kind = 'post') {
       const answer = await get('facebook', page, encodeURIComponent(postId), {
-        fields: 'shares,comments.limit(0).summary(true)',
+        fields:
+          kind === 'video' ? 'comments.limit(0).summary(true)' : 'shares,comments.limit(0).summary(true)',
       });
-      return read(answer, (b) => {
-        const shares = (b.shares as { count?: number } | undefined)?.count ?? 0;
+      return read(answer, (b): Record<string, number> => {
         const comments =
           (b.comments as { summary?: { total_count?: number } } | undefined)?.summary?.total_count ?? 0;
-        return { shares, comments };
+        if (kind === 'video') return { comments };
+        return { shares: (b.shares as { count?: number } | undefined)?.count ?? 0, comments };
       });
     },
   };

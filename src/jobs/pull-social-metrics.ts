@@ -21,6 +21,19 @@ export const FACEBOOK_METRICS = [
   'post_reactions_by_type_total',
   'post_clicks',
 ] as const;
+/**
+ * A Facebook video's lifetime figures from `/{video-id}/video_insights` (its post id is the video's,
+ * which post Insights refuse). Not the `total_video_impressions*` family nor
+ * `total_video_views_unique`: Meta's v25.0 changelog removes them when v26.0 ships, in every version.
+ * Not `total_video_avg_time_watched` either: analytics sum each metric over posts, and a sum of
+ * averages means nothing; it is total time (milliseconds) over views.
+ */
+export const FACEBOOK_VIDEO_METRICS = [
+  'total_video_views',
+  'total_video_complete_views',
+  'total_video_view_total_time',
+  'total_video_reactions_by_type_total',
+] as const;
 /** Instagram media (views replaced impressions and plays in 2025). */
 export const INSTAGRAM_METRICS = ['views', 'reach', 'likes', 'comments', 'shares', 'saved'] as const;
 
@@ -29,6 +42,8 @@ const WINDOW_DAYS = 30;
 type Target = {
   account_id: string;
   provider_post_id: string;
+  /** Published as a video: a Facebook post with video media went out by /videos. */
+  video: boolean;
   young: boolean;
   recent_pull: boolean;
 };
@@ -53,16 +68,20 @@ async function pull(
   platform: 'facebook' | 'instagram',
   account: { externalId: string; accessToken: string },
   id: string,
+  video: boolean,
 ) {
-  const insights = await graph.insights(
-    platform,
-    account,
-    id,
-    platform === 'facebook' ? FACEBOOK_METRICS : INSTAGRAM_METRICS,
-  );
+  const fbVideo = platform === 'facebook' && video;
+  const insights = fbVideo
+    ? await graph.insights(platform, account, id, FACEBOOK_VIDEO_METRICS, 'video_insights')
+    : await graph.insights(
+        platform,
+        account,
+        id,
+        platform === 'facebook' ? FACEBOOK_METRICS : INSTAGRAM_METRICS,
+      );
   if (!insights.ok) return insights;
   if (platform === 'instagram') return { ok: true as const, rows: metricRows(insights.value) };
-  const counts = await graph.facebookCounts(account, id);
+  const counts = await graph.facebookCounts(account, id, fbVideo ? 'video' : 'post');
   if (!counts.ok) return counts;
   return { ok: true as const, rows: metricRows(insights.value, counts.value) };
 }
@@ -83,6 +102,9 @@ export function pullSocialMetricsJob(deps: JobDeps): JobDefinition<MetricsJob> {
       const { organization_id: org, post_id: postId } = job.data;
       const [t] = await deps.db.query<Target>(
         `select p.account_id, p.provider_post_id,
+                exists (select 1 from public.social_post_media m
+                         where m.organization_id = p.organization_id and m.post_id = p.id
+                           and m.mime_type like 'video/%') as video,
                 p.published_at > now() - make_interval(days => $3) as young,
                 exists (select 1 from public.social_post_metrics x
                          where x.organization_id = p.organization_id and x.post_id = p.id
@@ -100,6 +122,7 @@ export function pullSocialMetricsJob(deps: JobDeps): JobDefinition<MetricsJob> {
         account.provider,
         { externalId: account.external_id, accessToken: account.access_token },
         t.provider_post_id,
+        t.video,
       );
       if (!r.ok && r.transient) return { status: 'retry', error: r.error };
       await deps.db.transaction(async (tx) => {

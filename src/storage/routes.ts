@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { requireSocialPlan } from '../domain/social-posts.ts';
 import { fromZodIssues } from '../platform/errors.ts';
 import { authenticate } from '../platform/http/authenticate.ts';
 import type { AppEnv } from '../platform/http/env.ts';
@@ -129,6 +130,10 @@ export function storageRoutes(s: Services) {
 
   async function upload(c: Context<AppEnv>, upsert: boolean) {
     const { bucket, path, key } = target(c, '');
+    // New files are the social calendar's media, a paid module: on free, plan_required as the
+    // social tools answer (checked first, as they check it). Reads and removals stay open, so an
+    // organization that moved down to free still sees and deletes what it stored.
+    await requireSocialPlan(s, c.get('principal'));
     const folder = await folderOf(s, c.get('principal'), 'write', 'Uploading media');
     // An object sits inside an organization's folder, never at the top where the folders are.
     if (!inFolder(folder, path) || !path.includes('/'))

@@ -9,7 +9,8 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 // The social-media bucket as the dashboard reaches it, through the official
 // @supabase/storage-js client: upload, list, download, signed URLs, remove; each organization
 // sees its own folder only (another's objects are missing, its folder empty, writes refused);
-// types by content and per-type limits; agents by scope.
+// types by content and per-type limits; agents by scope; uploads need a plan with the social
+// calendar (starter), while a free organization still reads and removes what it has.
 
 let svc: TestService;
 let alice: Session;
@@ -27,6 +28,9 @@ beforeAll(async () => {
   bob = await signUp(svc, 'Bob Bikes');
   aliceOrg = orgOf(alice);
   bobOrg = orgOf(bob);
+  // Uploading is the social calendar's, a starter feature; the last test covers free.
+  await setPlan(svc, alice, 'starter');
+  await setPlan(svc, bob, 'starter');
 });
 afterAll(() => svc?.stop());
 
@@ -216,7 +220,6 @@ describe('the social-media bucket through @supabase/storage-js', () => {
   });
 
   it('lets a read agent download and list but not upload or remove; a write agent uploads', async () => {
-    await setPlan(svc, alice, 'starter');
     const reader = await agentToken(svc, alice, ['read']);
     const asReader = bucketOf(reader.token);
     expect((await asReader.download(`${aliceOrg}/same.png`)).error).toBeNull();
@@ -229,5 +232,42 @@ describe('the social-media bucket through @supabase/storage-js', () => {
     const writer = await agentToken(svc, alice, ['write']);
     expect((await bucketOf(writer.token).upload(`${aliceOrg}/agent.png`, png())).error).toBeNull();
     expect((await bucketOf(writer.token).list(bobOrg)).data).toEqual([]);
+  });
+
+  it('refuses uploads on free with plan_required and stores nothing; a downgraded organization still reads and removes', async () => {
+    const carol = await signUp(svc, 'Carol Candles');
+    const carolOrg = orgOf(carol);
+    const bucket = bucketOf(carol.access_token);
+    const up = await bucket.upload(`${carolOrg}/posts/candle.png`, png());
+    expect(up.error).toBeInstanceOf(StorageApiError);
+    expect(up.error).toMatchObject({ status: 403, code: 'AccessDenied' });
+    expect(up.error?.message).toMatch(/needs the starter plan/);
+    // The body behind storage-js's error: the social tools' plan_required, with storage's fields.
+    const raw = await fetch(`${svc.url}/storage/v1/object/social-media/${carolOrg}/posts/candle.png`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${carol.access_token}`, 'content-type': 'image/png' },
+      body: png(),
+    });
+    expect(raw.status).toBe(403);
+    expect(await raw.json()).toMatchObject({
+      error: 'plan_required',
+      minimum_plan: 'starter',
+      details: { plan: 'free' },
+      statusCode: '403',
+      code: 'AccessDenied',
+    });
+    expect((await bucket.list(`${carolOrg}/posts`)).data).toEqual([]);
+    expect(await svc.services.storage.head(`social-media/${carolOrg}/posts/candle.png`)).toBeNull();
+
+    // Files stored on starter stay reachable after a move down to free: read, sign and remove.
+    await setPlan(svc, carol, 'starter');
+    expect((await bucket.upload(`${carolOrg}/posts/kept.png`, png(4, 4))).error).toBeNull();
+    await setPlan(svc, carol, 'free');
+    expect((await bucket.upload(`${carolOrg}/posts/more.png`, png())).error).toMatchObject({ status: 403 });
+    expect((await bucket.download(`${carolOrg}/posts/kept.png`)).error).toBeNull();
+    expect((await bucket.list(`${carolOrg}/posts`)).data?.map((o) => o.name)).toEqual(['kept.png']);
+    expect((await bucket.createSignedUrl(`${carolOrg}/posts/kept.png`, 60)).error).toBeNull();
+    expect((await bucket.remove([`${carolOrg}/posts/kept.png`])).data).toHaveLength(1);
+    expect((await bucket.list(`${carolOrg}/posts`)).data).toEqual([]);
   });
 });

@@ -1,10 +1,10 @@
-// The fake's publishing side: Facebook Page posts (/feed, /photos, /videos), Instagram content
-// publishing (/media containers that are IN_PROGRESS for a few polls, /media_publish), the reads
-// that go with them (permalink, container status, recent posts, counts) and insights with Meta's
-// current metric names (deprecated ones are refused as Graph refuses them). It keeps what was
-// published per account, so a test can prove a post went out once. Development and tests only.
+// The fake's publishing side, the POSTs: Facebook Page posts (/feed, /photos, /videos) and Instagram
+// content publishing (/media containers that are IN_PROGRESS for a few polls, /media_publish). It
+// keeps what was made per account, so a test can prove a post went out once; reads.ts answers the
+// GETs on it (fields, container status, recent posts, Insights). Development and tests only.
 import { randomInt } from 'node:crypto';
-import { type Fault, graphError, invalidParameter, unknownObject } from './faults.ts';
+import { type Fault, graphError, invalidParameter } from './faults.ts';
+import { createReads } from './reads.ts';
 
 type Json = Record<string, unknown>;
 type Kind = 'post' | 'photo' | 'video' | 'container' | 'media';
@@ -27,26 +27,6 @@ export type FakeObject = {
   };
 };
 
-/** Metric names Graph answers today (2025 renames: post_impressions → post_media_view, impressions → views). */
-export const FACEBOOK_POST_METRICS = [
-  'post_media_view',
-  'post_total_media_view_unique',
-  'post_reactions_by_type_total',
-  'post_clicks',
-  'post_clicks_by_type',
-  'post_video_views',
-];
-export const INSTAGRAM_MEDIA_METRICS = [
-  'views',
-  'reach',
-  'likes',
-  'comments',
-  'shares',
-  'saved',
-  'total_interactions',
-  'ig_reels_avg_watch_time',
-];
-
 const digits = (n: number) =>
   Array.from({ length: n }, (_, i) => (i === 0 ? randomInt(1, 10) : randomInt(0, 10))).join('');
 /** Graph's time format: 2026-11-24T06:00:00+0000. */
@@ -63,7 +43,7 @@ export type PublishingOptions = {
 export function createPublishing(options: PublishingOptions = {}) {
   const objects = new Map<string, FakeObject>();
   let endings: ('ERROR' | 'EXPIRED')[] = [];
-  const insights = new Map<string, Json>();
+  const reads = createReads(objects);
 
   const add = (o: Omit<FakeObject, 'created_time' | 'permalink'> & { permalink?: string | null }) => {
     const obj: FakeObject = { permalink: null, ...o, created_time: graphTime(new Date()) };
@@ -202,105 +182,9 @@ export function createPublishing(options: PublishingOptions = {}) {
     return ok({ id });
   }
 
-  /** GET /{id}?fields=…, /{id}/insights, /{account}/published_posts, /{account}/media. */
-  function read(id: string, edge: string | null, query: Record<string, string>): Fault {
-    const o = objects.get(id);
-    if (edge === 'published_posts' || (edge === 'media' && !o)) {
-      const list = [...objects.values()]
-        .filter(
-          (p) =>
-            p.owner === id && p.published && (edge === 'media' ? p.kind === 'media' : p.kind !== 'media'),
-        )
-        .reverse()
-        .slice(0, Number(query.limit ?? 25));
-      const fb = edge === 'published_posts';
-      return ok({
-        data: list.map((p) =>
-          fb
-            ? {
-                id: p.id,
-                message: p.text ?? undefined,
-                created_time: p.created_time,
-                permalink_url: p.permalink,
-              }
-            : { id: p.id, caption: p.text ?? undefined, timestamp: p.created_time, permalink: p.permalink },
-        ),
-      });
-    }
-    if (!o) return unknownObject(id);
-    if (edge === 'insights') return metrics(o, query.metric ?? '');
-    if (edge) return graphError(400, 2500, `Unknown path components: /${edge}`, 'OAuthException');
-    const out: Json = { id: o.id };
-    for (const field of (query.fields ?? '').split(',').map((f) => f.replace(/[.{(].*$/, ''))) {
-      if (field === 'permalink_url' && o.kind !== 'media') out.permalink_url = o.permalink;
-      if (field === 'permalink' && o.kind === 'media') out.permalink = o.permalink;
-      if (field === 'shares') out.shares = { count: Number(insightsOf(o).shares ?? 0) };
-      if (field === 'comments')
-        out.comments = {
-          data: [],
-          summary: { order: 'ranked', total_count: Number(insightsOf(o).comments ?? 0) },
-        };
-      if (field === 'status_code' && o.container) {
-        const c = o.container;
-        if (c.published) out.status_code = 'PUBLISHED';
-        else if (c.polls > 0) {
-          c.polls--;
-          out.status_code = 'IN_PROGRESS';
-        } else out.status_code = c.end;
-      }
-      if (field === 'status' && out.status_code === 'ERROR')
-        out.status = '2207026: The media could not be fetched from the URI';
-    }
-    return ok(out);
-  }
-
-  function insightsOf(o: FakeObject): Json {
-    return (
-      insights.get(o.id) ??
-      (o.kind === 'media'
-        ? { views: 120, reach: 90, likes: 14, comments: 3, shares: 2, saved: 5, total_interactions: 24 }
-        : {
-            post_media_view: 240,
-            post_total_media_view_unique: 180,
-            post_reactions_by_type_total: { like: 11, love: 4 },
-            post_clicks: 17,
-            shares: 2,
-            comments: 6,
-          })
-    );
-  }
-
-  function metrics(o: FakeObject, metric: string): Fault {
-    const names = metric.split(',').filter(Boolean);
-    if (names.length === 0)
-      return graphError(400, 100, '(#100) The parameter metric is required', 'OAuthException');
-    const valid = o.kind === 'media' ? INSTAGRAM_MEDIA_METRICS : FACEBOOK_POST_METRICS;
-    const wrong = names.find((n) => !valid.includes(n));
-    if (wrong)
-      return graphError(
-        400,
-        100,
-        o.kind === 'media'
-          ? `(#100) metric[${names.indexOf(wrong)}] must be one of the following values: ${valid.join(', ')}`
-          : '(#100) The value must be a valid insights metric',
-        'OAuthException',
-      );
-    const values = insightsOf(o);
-    return ok({
-      data: names.map((name) => ({
-        name,
-        period: 'lifetime',
-        values: [{ value: values[name] ?? 0 }],
-        title: name,
-        description: name,
-        id: `${o.id}/insights/${name}/lifetime`,
-      })),
-    });
-  }
-
   return {
     create,
-    read,
+    read: reads.read,
     /** Who owns an object id (a post, photo, container): whose token reads it. */
     ownerOf: (id: string) => objects.get(id)?.owner ?? null,
     /** What people can see on the account, oldest first. */
@@ -309,13 +193,11 @@ export function createPublishing(options: PublishingOptions = {}) {
     failContainers(n: number, end: 'ERROR' | 'EXPIRED') {
       for (let i = 0; i < n; i++) endings.push(end);
     },
-    setInsights(id: string, values: Json) {
-      insights.set(id, values);
-    },
+    setInsights: reads.setInsights,
     reset() {
       objects.clear();
       endings = [];
-      insights.clear();
+      reads.reset();
     },
   };
 }

@@ -132,4 +132,45 @@ describe('the fake Graph API publishes as Meta does', () => {
       ['shares', 1],
     ]);
   });
+
+  it('a Page video answers /video_insights in Graph’s shape, not /insights; its node has no shares', async () => {
+    const video = await client.facebookVideo(page, { url: 'https://x.test/v.mp4', description: 'Clip' });
+    if (!video.ok) throw new Error('video failed');
+    const raw = await fetch(
+      `${graph.url}/v26.0/${video.id}/video_insights?metric=total_video_views,total_video_reactions_by_type_total&period=lifetime`,
+      { headers: { authorization: `Bearer ${page.accessToken}` } },
+    );
+    expect(await raw.json()).toEqual({
+      data: [
+        {
+          name: 'total_video_views',
+          period: 'lifetime',
+          values: [{ value: 310 }],
+          title: 'total_video_views',
+          description: 'total_video_views',
+          id: `${video.id}/video_insights/total_video_views/lifetime`,
+        },
+        expect.objectContaining({
+          name: 'total_video_reactions_by_type_total',
+          values: [{ value: { like: 21, love: 6 } }],
+        }),
+      ],
+    });
+    // Post Insights on a video id, a metric Meta removes with v26.0, shares on a Video: code 100.
+    const refused = [
+      await client.insights('facebook', page, video.id, ['post_media_view']),
+      await client.insights('facebook', page, video.id, ['total_video_impressions'], 'video_insights'),
+      await client.facebookCounts(page, video.id),
+    ];
+    for (const r of refused) expect(r).toMatchObject({ ok: false, status: 400, error: { code: 100 } });
+    expect(await client.facebookCounts(page, video.id, 'video')).toEqual({
+      ok: true,
+      value: { comments: 4 },
+    });
+    const post = await client.facebookFeed(page, { message: 'Not a video' });
+    if (!post.ok) throw new Error('post failed');
+    expect(
+      await client.insights('facebook', page, post.id, ['total_video_views'], 'video_insights'),
+    ).toMatchObject({ ok: false, error: { code: 100 } });
+  });
 });
