@@ -146,7 +146,7 @@ describeBrowser('the inbox in the dashboard', () => {
     await signedIn(page, owner);
     await page.goto(`${svc.url}/app/inbox/${conversationId}`);
     await shows(page.getByRole('heading', { name: 'Ana' }));
-    await shows(page.getByText(/More than 24 hours have passed/));
+    await shows(page.getByText(/The 24-hour window closed at .*only an approved template/));
     expect(await page.getByLabel('Message', { exact: true }).isDisabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'Send', exact: true }).isDisabled()).toBe(true);
 
@@ -196,6 +196,30 @@ describeBrowser('the inbox in the dashboard', () => {
     await shows(page.getByRole('alert').filter({ hasText: /Free plan includes no outbound messages/i }));
     expect(await page.getByLabel('Message', { exact: true }).inputValue()).toBe('Your order is ready');
     expect(graph.requests.filter((r) => r.senderId === phoneId)).toEqual([]);
+    await expectCleanPage(page);
+    await context.close();
+  });
+
+  test('a long thread shows its latest messages first and the older ones a click away', async () => {
+    const { owner, account } = await shopWithWhatsApp('Chatty inbox', 'starter');
+    const org = orgOf(owner);
+    const { conversationId } = await inbound(svc, 'whatsapp', org, account, waId(), 2);
+    // One statement each: the service stamps created_at (the thread's page order) itself.
+    for (let n = 1; n <= 60; n++)
+      await svc.services.db.query(
+        `insert into messages (organization_id, conversation_id, account_id, direction, type, body, status, received_at)
+         values ($1, $2, $3, 'in', 'text', $4, 'received', now())`,
+        [org, conversationId, account, `note ${n}`],
+      );
+    const { context, page } = await openPage(browser, DESKTOP);
+    await signedIn(page, owner);
+    await page.goto(`${svc.url}/app/inbox/${conversationId}`);
+    await shows(page.getByRole('listitem').filter({ hasText: 'note 60' }));
+    expect(await page.getByText('note 5', { exact: true }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Older messages' }).click();
+    await shows(page.getByText('note 5', { exact: true }));
+    await page.getByRole('button', { name: 'Newer messages' }).click();
+    await shows(page.getByText('note 60', { exact: true }));
     await expectCleanPage(page);
     await context.close();
   });

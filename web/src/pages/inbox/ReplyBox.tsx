@@ -41,7 +41,12 @@ export function ReplyBox({ conversation }: { conversation: Conversation }) {
               <TemplateForm conversation={conversation} />
             </details>
           )
-        : win.templates && <TemplateForm conversation={conversation} />}
+        : win.templates && (
+            <>
+              <h3>Send an approved template</h3>
+              <TemplateForm conversation={conversation} />
+            </>
+          )}
     </section>
   );
 }

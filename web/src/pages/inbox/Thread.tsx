@@ -26,7 +26,7 @@ export function Thread({ conversationId }: { conversationId: string }) {
   if (messages.isPending) return <Loading />;
   if (!messages.data) return <ErrorNote error={messages.error} />;
   const { data, pagination } = messages.data;
-  const ordered = [...data].reverse();
+  const ordered = inOrder(data);
   return (
     <section aria-labelledby="thread-heading" className="thread">
       <h2 id="thread-heading" className="visually-hidden">
@@ -56,8 +56,18 @@ export function Thread({ conversationId }: { conversationId: string }) {
   );
 }
 
+const at = (m: Message) => m.received_at ?? m.created_at;
+
+/**
+ * Oldest first, by when each was written. The service pages by `created_at`, which is the same
+ * for all messages one webhook delivery carried; the customer's own timestamp orders those
+ * (a stable sort keeps the service's order for ties).
+ */
+const inOrder = (newestFirst: Message[]) =>
+  [...newestFirst].reverse().sort((a, b) => Date.parse(at(a)) - Date.parse(at(b)));
+
 function MessageItem({ m }: { m: Message }) {
-  const at = m.received_at ?? m.created_at;
+  const when = at(m);
   const inbound = m.direction === 'in';
   return (
     <li className={`bubble ${inbound ? 'in' : 'out'}`}>
@@ -69,7 +79,7 @@ function MessageItem({ m }: { m: Message }) {
         </a>
       )}
       <p className="bubble-meta">
-        <time dateTime={at}>{dateTime(at)}</time>
+        <time dateTime={when}>{dateTime(when)}</time>
         {m.sent_by_agent_key_id && ' · by an agent'}
         {!inbound && <StatusTicks m={m} />}
       </p>

@@ -1,3 +1,5 @@
+import { dateTime } from '../../lib/format';
+
 // What the inbox reads from the service (GET /functions/v1/conversations and
 // /conversations/{id}/messages, src/functions/conversations.ts) and the rules it shows people.
 
@@ -101,14 +103,13 @@ export function replyWindow(channel: Channel, lastInboundAt: string | null, now:
     return {
       free: false,
       templates,
-      reason: 'More than 7 days have passed since the customer’s last message; wait for them to write again.',
+      reason: `The window closed at ${dateTime(tagged.toISOString())}, 7 days after the customer’s last message; wait for them to write again.`,
     };
   }
   return {
     free: false,
     templates,
-    reason:
-      'More than 24 hours have passed since the customer’s last message, so WhatsApp takes only an approved template.',
+    reason: `The 24-hour window closed at ${dateTime(standard.toISOString())}: until the customer writes again, WhatsApp takes only an approved template.`,
   };
 }
 
