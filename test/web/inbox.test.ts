@@ -107,7 +107,7 @@ describeBrowser('the inbox in the dashboard', () => {
       await page.getByLabel('Message', { exact: true }).fill('Yes, in blue and green.');
       await page.getByRole('button', { name: 'Send', exact: true }).click();
       const reply = page.getByRole('listitem').filter({ hasText: 'Yes, in blue and green.' });
-      await shows(reply.filter({ hasText: 'Sent' }));
+      await shows(reply.filter({ hasText: /✓\s*Sent/ }));
       expect(await page.getByLabel('Message', { exact: true }).inputValue()).toBe('');
       const sent = graph.sent().filter((r) => r.senderId === phoneId);
       expect(sent.map((r) => r.body)).toEqual([
@@ -123,14 +123,23 @@ describeBrowser('the inbox in the dashboard', () => {
         "select provider_message_id from messages where body = 'Yes, in blue and green.' and organization_id = $1",
         [orgOf(owner)],
       );
+      const wamid = row?.provider_message_id as string;
       const status = fixture('wa-status', {
         PHONE_NUMBER_ID: phoneId,
-        WAMID: row?.provider_message_id as string,
+        WAMID: wamid,
         STATUS: 'delivered',
         WA_ID: customer,
       });
       expect((await deliver(svc, status)).status).toBe(200);
-      await shows(reply.filter({ hasText: 'Delivered' }));
+      await shows(reply.filter({ hasText: /✓✓\s*Delivered/ }));
+      const read = fixture('wa-status', {
+        PHONE_NUMBER_ID: phoneId,
+        WAMID: wamid,
+        STATUS: 'read',
+        WA_ID: customer,
+      });
+      expect((await deliver(svc, read)).status).toBe(200);
+      await shows(reply.filter({ hasText: /✓✓\s*Read/ }));
       await customerWrites(phoneId, customer, 'Great, I will take the blue one.');
       await shows(page.getByRole('listitem').filter({ hasText: 'Great, I will take the blue one.' }));
       await expectCleanPage(page);
@@ -158,7 +167,7 @@ describeBrowser('the inbox in the dashboard', () => {
       page
         .getByRole('listitem')
         .filter({ hasText: 'Template “order_update” (en_US)' })
-        .filter({ hasText: 'Sent' }),
+        .filter({ hasText: /✓\s*Sent/ }),
     );
     const sent = graph.sent().filter((r) => r.senderId === phoneId);
     expect(sent.map((r) => r.body)).toEqual([
@@ -220,6 +229,37 @@ describeBrowser('the inbox in the dashboard', () => {
     await shows(page.getByText('note 5', { exact: true }));
     await page.getByRole('button', { name: 'Newer messages' }).click();
     await shows(page.getByText('note 60', { exact: true }));
+    await expectCleanPage(page);
+    await context.close();
+  });
+
+  test('Meta refuses a reply: the thread shows it failed with Meta’s reason and the text stays', async () => {
+    const { owner, phoneId } = await shopWithWhatsApp('Refused inbox', 'starter');
+    const { context, page } = await openPage(browser, PHONE, { expectedStatuses: [502] });
+    await customerWrites(phoneId, waId(), 'Is my parcel on its way?');
+    await signedIn(page, owner);
+    await goTo(page, 'Inbox');
+    await page.getByLabel('Channel').selectOption('messenger');
+    await shows(page.getByText('No conversations match'));
+    await page.getByLabel('Channel').selectOption('whatsapp');
+    await page.getByRole('link', { name: 'Sheena Nelson' }).click();
+    await shows(page.getByRole('listitem').filter({ hasText: 'Is my parcel on its way?' }));
+
+    graph.failNext(1, 'recipient');
+    await page.getByLabel('Message', { exact: true }).fill('It left this morning.');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await shows(
+      page
+        .getByRole('alert')
+        .filter({ hasText: /The provider refused the message: .*Message undeliverable/ }),
+    );
+    await shows(
+      page
+        .getByRole('listitem')
+        .filter({ hasText: 'It left this morning.' })
+        .filter({ hasText: /Failed: .*Message undeliverable: .*not on WhatsApp/ }),
+    );
+    expect(await page.getByLabel('Message', { exact: true }).inputValue()).toBe('It left this morning.');
     await expectCleanPage(page);
     await context.close();
   });

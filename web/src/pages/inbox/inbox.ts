@@ -130,11 +130,15 @@ export function describe(m: Message): string {
   return `[${m.type}]`;
 }
 
-/** The reason a failed message gives, in Meta's words when it sent any (with its details). */
+/**
+ * The reason a failed message gives, in Meta's words when it sent any: a status webhook's
+ * `{title, message, details}` or a send's Graph error `{message, error_data: {details}}`.
+ */
 export function failureReason(error: Record<string, unknown> | null): string {
-  const text = (k: string) =>
-    error && typeof error[k] === 'string' && error[k] ? (error[k] as string) : null;
-  const reason = text('message') ?? text('title') ?? 'no reason given';
-  const details = text('details');
+  const text = (v: unknown) => (typeof v === 'string' && v ? v : null);
+  if (!error) return 'no reason given';
+  const reason = text(error.message) ?? text(error.title) ?? 'no reason given';
+  const data = error.error_data as { details?: unknown } | null | undefined;
+  const details = text(error.details) ?? text(data?.details);
   return details && details !== reason ? `${reason}: ${details}` : reason;
 }
