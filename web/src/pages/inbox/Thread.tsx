@@ -4,7 +4,7 @@ import { invoke } from '../../lib/api';
 import { dateTime } from '../../lib/format';
 import { ErrorNote } from '../../ui/ErrorNote';
 import { Loading } from '../../ui/Page';
-import { describe, type Envelope, failureReason, type Message, POLL } from './inbox';
+import { type Envelope, failureReason, type Message, POLL, summaryOf } from './inbox';
 
 const PAGE_SIZE = 50;
 
@@ -72,7 +72,7 @@ function MessageItem({ m }: { m: Message }) {
   return (
     <li className={`bubble ${inbound ? 'in' : 'out'}`}>
       <p className="visually-hidden">{inbound ? 'The customer wrote:' : 'You wrote:'}</p>
-      <p className="bubble-body">{describe(m)}</p>
+      <p className="bubble-body">{summaryOf(m)}</p>
       {m.media_url && (
         <a href={m.media_url} target="_blank" rel="noreferrer">
           Open the {m.type}

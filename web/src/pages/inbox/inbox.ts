@@ -120,7 +120,7 @@ export function newKey(): string {
 }
 
 /** What a message without text says, in brief (a template, a picture, a location, …). */
-export function describe(m: Message): string {
+export function summaryOf(m: Message): string {
   if (m.body) return m.body;
   if (m.type === 'template' && m.template)
     return `Template “${m.template.name ?? '?'}” (${m.template.language ?? '?'})`;
