@@ -1,4 +1,9 @@
 import type { RouteObject } from 'react-router';
-import { Pending } from '../../ui/Pending';
 
-export const inboxRoutes: RouteObject[] = [{ path: 'inbox', element: <Pending area="Inbox" /> }];
+export const inboxRoutes: RouteObject[] = [
+  { path: 'inbox', lazy: async () => ({ Component: (await import('./InboxPage')).InboxPage }) },
+  {
+    path: 'inbox/:id',
+    lazy: async () => ({ Component: (await import('./ConversationPage')).ConversationPage }),
+  },
+];

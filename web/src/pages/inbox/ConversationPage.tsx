@@ -1,0 +1,71 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router';
+import { must } from '../../lib/api';
+import { ago } from '../../lib/format';
+import { supabase } from '../../lib/supabase';
+import { ErrorNote } from '../../ui/ErrorNote';
+import { Loading, Page } from '../../ui/Page';
+import { CHANNEL_LABEL, type Conversation, POLL } from './inbox';
+import { ReplyBox } from './ReplyBox';
+import { Thread } from './Thread';
+import './inbox.css';
+
+type ContactBits = {
+  first_name: string | null;
+  last_name: string | null;
+  company: string | null;
+  phone: string | null;
+  email: string | null;
+};
+type Row = Omit<Conversation, 'contact' | 'last_message'> & { contacts: ContactBits | null };
+
+// The name the conversations list shows (src/domain/conversations.ts), so both pages agree.
+const nameOf = (c: ContactBits | null) =>
+  (c && ([c.first_name, c.last_name].filter(Boolean).join(' ') || c.company || c.phone || c.email)) ||
+  'Unknown contact';
+
+/** One conversation: who, on which channel, its messages and the reply box. */
+export function ConversationPage() {
+  const id = useParams().id ?? '';
+  // Polled too: a new inbound message moves last_inbound_at, which reopens the reply window.
+  const conversation = useQuery({
+    queryKey: ['inbox', 'conversation', id],
+    ...POLL,
+    queryFn: async () =>
+      must(
+        await supabase
+          .from('conversations')
+          .select(
+            'id, account_id, contact_id, channel, status, last_message_at, last_inbound_at, unread_count, contacts(first_name, last_name, company, phone, email)',
+          )
+          .eq('id', id)
+          .maybeSingle(),
+      ) as Row | null,
+  });
+
+  if (conversation.isPending) return <Loading />;
+  const c = conversation.data;
+  if (!c)
+    return (
+      <Page title="Conversation">
+        <ErrorNote
+          error={conversation.error ?? new Error('There is no such conversation in this organization')}
+        />
+        <Link to="/app/inbox">Back to the inbox</Link>
+      </Page>
+    );
+  const full: Conversation = { ...c, contact: null, last_message: null };
+  return (
+    <Page title={nameOf(c.contacts)} actions={<Link to="/app/inbox">All conversations</Link>}>
+      <p className="meta">
+        <span className="badge">{CHANNEL_LABEL[c.channel]}</span> <span className="badge">{c.status}</span>
+        {c.contacts?.phone && ` · ${c.contacts.phone}`} ·{' '}
+        <Link to={`/app/contacts/${c.contact_id}`}>Contact details</Link>
+        {c.last_inbound_at && ` · customer last wrote ${ago(c.last_inbound_at)}`}
+      </p>
+      <ErrorNote error={conversation.error} />
+      <Thread conversationId={c.id} />
+      <ReplyBox conversation={full} />
+    </Page>
+  );
+}

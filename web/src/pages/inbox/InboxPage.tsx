@@ -1,0 +1,133 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Link, useSearchParams } from 'react-router';
+import { invoke } from '../../lib/api';
+import { ago, dateTime } from '../../lib/format';
+import { ErrorNote } from '../../ui/ErrorNote';
+import { Loading, Page } from '../../ui/Page';
+import { Pager } from '../../ui/Pager';
+import { CHANNEL_LABEL, CHANNELS, type Conversation, type Envelope, POLL, STATUSES } from './inbox';
+import './inbox.css';
+
+const PAGE_SIZE = 25;
+
+/** Conversations, newest activity first, filtered by channel and status (kept in the URL). */
+export function InboxPage() {
+  const [params, setParams] = useSearchParams();
+  const channel = params.get('channel') ?? '';
+  const status = params.get('status') ?? '';
+  const unread = params.get('unread') === '1';
+  const page = Number(params.get('page') ?? 0);
+
+  const list = useQuery({
+    queryKey: ['inbox', 'list', { channel, status, unread, page }],
+    placeholderData: keepPreviousData,
+    ...POLL,
+    queryFn: () =>
+      invoke<Envelope<Conversation>>('conversations', {
+        query: {
+          channel,
+          status,
+          unread_only: unread ? 'true' : undefined,
+          page: page + 1,
+          per_page: PAGE_SIZE,
+        },
+      }),
+  });
+  const set = (k: string, v: string) => {
+    const next = new URLSearchParams(params);
+    if (v) next.set(k, v);
+    else next.delete(k);
+    if (k !== 'page') next.delete('page');
+    setParams(next, { replace: true });
+  };
+
+  return (
+    <Page title="Inbox">
+      <search className="filters">
+        <label>
+          Channel
+          <select value={channel} onChange={(e) => set('channel', e.target.value)}>
+            <option value="">All channels</option>
+            {CHANNELS.map((c) => (
+              <option key={c} value={c}>
+                {CHANNEL_LABEL[c]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Status
+          <select value={status} onChange={(e) => set('status', e.target.value)}>
+            <option value="">Any status</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="inbox-check">
+          <input
+            type="checkbox"
+            checked={unread}
+            onChange={(e) => set('unread', e.target.checked ? '1' : '')}
+          />
+          Unread only
+        </label>
+      </search>
+      <ErrorNote error={list.error} />
+      {list.isPending ? (
+        <Loading />
+      ) : (
+        <>
+          <ConversationList rows={list.data?.data ?? []} />
+          <Pager
+            page={page}
+            pageSize={PAGE_SIZE}
+            total={list.data?.pagination.total}
+            onPage={(p) => set('page', String(p))}
+          />
+        </>
+      )}
+    </Page>
+  );
+}
+
+function ConversationList({ rows }: { rows: Conversation[] }) {
+  if (rows.length === 0)
+    return (
+      <p className="empty">
+        No conversations match. They start when a customer writes to a connected account or you send them a
+        message.
+      </p>
+    );
+  return (
+    <ul className="plain inbox-list" aria-label="Conversations">
+      {rows.map((c) => (
+        <li key={c.id} className={c.unread_count > 0 ? 'unread' : undefined}>
+          <div className="inbox-row">
+            <Link to={`/app/inbox/${c.id}`} className="inbox-name">
+              {c.contact?.name ?? 'Unknown contact'}
+            </Link>
+            <span className="badge">{CHANNEL_LABEL[c.channel]}</span>
+            <span className="badge">{c.status}</span>
+            {c.unread_count > 0 && <span className="badge unread-count">{c.unread_count} unread</span>}
+            <time
+              className="meta inbox-time"
+              dateTime={c.last_message_at}
+              title={dateTime(c.last_message_at)}
+            >
+              {ago(c.last_message_at)}
+            </time>
+          </div>
+          {c.last_message && (
+            <p className="meta inbox-preview">
+              {c.last_message.direction === 'out' ? 'You: ' : ''}
+              {c.last_message.preview}
+            </p>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
