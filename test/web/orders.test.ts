@@ -188,6 +188,25 @@ describeBrowser('orders in the dashboard', () => {
     await context.close();
   });
 
+  test('a refused order names the fields to fix in the form’s words and keeps what was typed', async () => {
+    const { context, page } = await openPage(browser, DESKTOP, { expectedStatuses: [400] });
+    await signUpInDashboard(svc, page, 'Hasty shop');
+    await goTo(page, 'Orders');
+    await page.getByRole('link', { name: 'New order' }).click();
+    await page.getByLabel('Shipping phone').fill('+442071234567');
+    await page.getByLabel('Line 1 SKU').fill('SKU-9');
+    await page.getByLabel('Line 1 quantity').fill('0');
+    await page.getByRole('button', { name: 'Create order' }).click();
+    await shows(page.getByRole('alert').filter({ hasText: 'The request is invalid' }));
+    await shows(page.getByText(/^Shipping address: /));
+    await shows(page.getByText(/^Line 1 name: /));
+    await shows(page.getByText(/^Line 1 quantity: /));
+    expect(await page.getByLabel('Line 1 SKU').inputValue()).toBe('SKU-9');
+    expect(await page.getByLabel('Shipping phone').inputValue()).toBe('+442071234567');
+    await expectCleanPage(page);
+    await context.close();
+  });
+
   test('a member moves orders but is not offered to delete one; an owner is', async () => {
     const owner = await signUp(svc, 'Team shop');
     const member = await signUp(svc);
