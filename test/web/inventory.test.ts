@@ -10,10 +10,11 @@ import {
   PHONE,
   requireBuiltDashboard,
   shows,
+  signInToDashboard,
   signUpInDashboard,
   type TestPage,
 } from '../helpers/browser.ts';
-import { call } from '../helpers/http.ts';
+import { call, inviteAndAccept, signUp } from '../helpers/http.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { apiSession, createOrderOverApi, insertRows } from './orders-helpers.ts';
 
@@ -102,6 +103,24 @@ describeBrowser('inventory in the dashboard', () => {
       await context.close();
     });
   }
+
+  test('a member reviews drafts too: approving and archiving are theirs to do', async () => {
+    const owner = await signUp(svc, 'Member stock shop');
+    const member = await signUp(svc);
+    await inviteAndAccept(svc, owner, member, 'member');
+    await createOrderOverApi(svc, owner, [{ name: 'Sample pack', quantity: 1, unit_price: 4 }]);
+    const { context, page } = await openPage(browser, PHONE);
+    await signInToDashboard(svc, page, member.user.email);
+    await goTo(page, 'Inventory');
+    await view(page, 'Drafts to review');
+    await rowOf(page, 'Sample pack').getByRole('link', { name: 'Sample pack' }).click();
+    await page.getByRole('button', { name: 'Approve item' }).click();
+    await shows(page.getByRole('button', { name: 'Archive item' }));
+    await goTo(page, 'Inventory');
+    await shows(rowOf(page, 'Sample pack').getByText('Active'));
+    await expectCleanPage(page);
+    await context.close();
+  });
 
   test('at the plan’s item ceiling a new item shows the service’s message and keeps what was typed', async () => {
     const { context, page } = await openPage(browser, DESKTOP, { expectedStatuses: [403] });
