@@ -13,6 +13,7 @@ import { connectedAccounts } from './connected-accounts.ts';
 import { conversations } from './conversations.ts';
 import { internalWebhook } from './internal-webhook.ts';
 import { invitations } from './invitations.ts';
+import { orders } from './orders.ts';
 import { organizationCreate } from './organization-create.ts';
 import { organizationMembers } from './organization-members.ts';
 import { organizationPlan } from './organization-plan.ts';
@@ -41,6 +42,7 @@ const IN_ORGANIZATION = [
   'webhook-events',
   'social-posts',
   'content-calendar',
+  'orders',
 ];
 
 /**
@@ -83,6 +85,7 @@ export function functionRoutes(s: Services) {
     whatsappWebhook(s),
     shopifyWebhook(s),
     socialPosts(s),
+    orders(s),
     internalWebhook(s),
   ]) {
     app.route('/', r);

@@ -1,4 +1,6 @@
 import type { RouteObject } from 'react-router';
-import { Pending } from '../../ui/Pending';
 
-export const inventoryRoutes: RouteObject[] = [{ path: 'inventory', element: <Pending area="Inventory" /> }];
+export const inventoryRoutes: RouteObject[] = [
+  { path: 'inventory', lazy: async () => ({ Component: (await import('./InventoryPage')).InventoryPage }) },
+  { path: 'inventory/:id', lazy: async () => ({ Component: (await import('./ItemPage')).ItemPage }) },
+];

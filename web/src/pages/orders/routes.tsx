@@ -1,4 +1,7 @@
 import type { RouteObject } from 'react-router';
-import { Pending } from '../../ui/Pending';
 
-export const orderRoutes: RouteObject[] = [{ path: 'orders', element: <Pending area="Orders" /> }];
+export const orderRoutes: RouteObject[] = [
+  { path: 'orders', lazy: async () => ({ Component: (await import('./OrdersPage')).OrdersPage }) },
+  { path: 'orders/new', lazy: async () => ({ Component: (await import('./NewOrderPage')).NewOrderPage }) },
+  { path: 'orders/:id', lazy: async () => ({ Component: (await import('./OrderPage')).OrderPage }) },
+];

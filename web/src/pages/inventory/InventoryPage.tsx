@@ -1,0 +1,151 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { createColumnHelper } from '@tanstack/react-table';
+import { useState } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { must } from '../../lib/api';
+import { money } from '../../lib/format';
+import { supabase } from '../../lib/supabase';
+import { DataTable } from '../../ui/DataTable';
+import { ErrorNote } from '../../ui/ErrorNote';
+import { Loading, Page } from '../../ui/Page';
+import { Pager } from '../../ui/Pager';
+import { ItemForm } from './ItemForm';
+import { ITEM_COLUMNS, type Item, type ItemInput, stockOf, toForm, toRow } from './item';
+import { ItemBadges } from './StockCells';
+import '../orders/orders.css';
+
+const PAGE_SIZE = 25;
+const col = createColumnHelper<Item>();
+const columns = [
+  col.accessor('name', {
+    header: 'Item',
+    cell: (c) => <Link to={`/app/inventory/${c.row.original.id}`}>{c.getValue()}</Link>,
+  }),
+  col.accessor('sku', { header: 'SKU', cell: (c) => c.getValue() ?? '—' }),
+  col.display({ id: 'status', header: 'Status', cell: ({ row }) => <ItemBadges item={row.original} /> }),
+  col.accessor('quantity_on_hand', { header: 'On hand' }),
+  col.accessor('quantity_reserved', { header: 'Reserved' }),
+  col.display({ id: 'available', header: 'Available', cell: ({ row }) => stockOf(row.original).available }),
+  col.display({
+    id: 'backordered',
+    header: 'Backordered',
+    cell: ({ row }) => stockOf(row.original).backordered,
+  }),
+  col.accessor('unit_price', { header: 'Price', cell: (c) => money(c.getValue(), c.row.original.currency) }),
+];
+
+/** The list's views: what is on sale, the drafts orders created for review, the archive. */
+const VIEWS = {
+  active: { label: 'Active', empty: 'No active items match' },
+  review: { label: 'Drafts to review', empty: 'No drafts wait for review' },
+  archived: { label: 'Archived', empty: 'No archived items match' },
+  all: { label: 'All', empty: 'No items match' },
+} as const;
+type View = keyof typeof VIEWS;
+
+// PostgREST's or=() takes a comma-separated list: characters that would break it are dropped.
+const searchable = (s: string) => s.replace(/[,()*\\]/g, ' ').trim();
+
+export function InventoryPage() {
+  const [params, setParams] = useSearchParams();
+  const search = params.get('q') ?? '';
+  const view: View = (params.get('view') as View) in VIEWS ? (params.get('view') as View) : 'active';
+  const page = Number(params.get('page') ?? 0);
+  const [adding, setAdding] = useState(false);
+  const navigate = useNavigate();
+  const queries = useQueryClient();
+
+  const list = useQuery({
+    queryKey: ['inventory', { search, view, page }],
+    placeholderData: keepPreviousData,
+    queryFn: async () => {
+      let q = supabase.from('inventory_items').select(ITEM_COLUMNS, { count: 'exact' });
+      const term = searchable(search);
+      if (term) q = q.or(`name.ilike.*${term}*,sku.ilike.*${term}*`);
+      if (view === 'active') q = q.eq('status', 'active');
+      if (view === 'archived') q = q.eq('status', 'archived');
+      if (view === 'review') q = q.eq('status', 'draft').eq('auto_created', true);
+      const res = await q
+        .order('created_at', { ascending: false })
+        .order('id', { ascending: false })
+        .range(page * PAGE_SIZE, page * PAGE_SIZE + PAGE_SIZE - 1);
+      return { rows: must(res) as Item[], total: res.count };
+    },
+  });
+  const create = useMutation({
+    mutationFn: async (f: ItemInput) =>
+      must(await supabase.from('inventory_items').insert(toRow(f)).select('id').single()) as { id: string },
+    onSuccess: async ({ id }) => {
+      await queries.invalidateQueries({ queryKey: ['inventory'] });
+      navigate(`/app/inventory/${id}`);
+    },
+  });
+  const set = (k: string, v: string) => {
+    const next = new URLSearchParams(params);
+    if (v) next.set(k, v);
+    else next.delete(k);
+    if (k !== 'page') next.delete('page');
+    setParams(next, { replace: true });
+  };
+
+  return (
+    <Page
+      title="Inventory"
+      actions={
+        <button type="button" className="primary" aria-expanded={adding} onClick={() => setAdding(!adding)}>
+          New item
+        </button>
+      }
+    >
+      {adding && (
+        <section className="panel" aria-label="New item">
+          <ItemForm
+            initial={toForm()}
+            submitLabel="Add item"
+            pending={create.isPending}
+            error={create.error}
+            onSubmit={(f) => create.mutate(f)}
+          />
+        </section>
+      )}
+      <nav className="filters" aria-label="Inventory views">
+        {(Object.keys(VIEWS) as View[]).map((v) => (
+          <Link
+            key={v}
+            to={`?${new URLSearchParams({ ...(search ? { q: search } : {}), view: v })}`}
+            replace
+            aria-current={v === view ? 'page' : undefined}
+            className={v === view ? 'button primary' : 'button'}
+          >
+            {VIEWS[v].label}
+          </Link>
+        ))}
+      </nav>
+      <search className="filters">
+        <label>
+          Search name or SKU
+          <input type="search" defaultValue={search} onChange={(e) => set('q', e.target.value)} />
+        </label>
+      </search>
+      <ErrorNote error={list.error} />
+      {list.isPending ? (
+        <Loading />
+      ) : (
+        <>
+          <DataTable
+            rows={list.data?.rows ?? []}
+            columns={columns}
+            caption={`Inventory: ${VIEWS[view].label}`}
+            empty={VIEWS[view].empty}
+          />
+          <Pager
+            page={page}
+            pageSize={PAGE_SIZE}
+            total={list.data?.total}
+            onPage={(p) => set('page', String(p))}
+          />
+        </>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,121 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { createColumnHelper } from '@tanstack/react-table';
+import { Link, useSearchParams } from 'react-router';
+import { must } from '../../lib/api';
+import { dateTime, money, personName } from '../../lib/format';
+import { supabase } from '../../lib/supabase';
+import { DataTable } from '../../ui/DataTable';
+import { ErrorNote } from '../../ui/ErrorNote';
+import { Loading, Page } from '../../ui/Page';
+import { Pager } from '../../ui/Pager';
+import { ORDER_STATUSES, statusLabel } from './lifecycle';
+import { LIST_COLUMNS, type Order, type OrderContact } from './order';
+import './orders.css';
+
+const PAGE_SIZE = 25;
+type Row = Pick<
+  Order,
+  'id' | 'order_number' | 'status' | 'currency' | 'total' | 'customer_name' | 'created_at'
+> & {
+  contacts: OrderContact | null;
+};
+const col = createColumnHelper<Row>();
+const columns = [
+  col.accessor('order_number', {
+    header: 'Order',
+    cell: (c) => <Link to={`/app/orders/${c.row.original.id}`}>{c.getValue()}</Link>,
+  }),
+  col.accessor('status', {
+    header: 'Status',
+    cell: (c) => <span className={`badge status-${c.getValue()}`}>{statusLabel(c.getValue())}</span>,
+  }),
+  col.display({
+    id: 'customer',
+    header: 'Customer',
+    cell: ({ row }) =>
+      row.original.contacts ? personName(row.original.contacts) : (row.original.customer_name ?? '—'),
+  }),
+  col.accessor('total', { header: 'Total', cell: (c) => money(c.getValue(), c.row.original.currency) }),
+  col.accessor('created_at', { header: 'Created', cell: (c) => dateTime(c.getValue()) }),
+];
+
+// Order numbers are ORD- and digits: anything else in the search cannot match and would break ilike.
+const numberTerm = (s: string) => s.replace(/[^0-9A-Za-z-]/g, '').trim();
+
+export function OrdersPage() {
+  const [params, setParams] = useSearchParams();
+  const search = params.get('q') ?? '';
+  const status = params.get('status') ?? '';
+  const page = Number(params.get('page') ?? 0);
+
+  const list = useQuery({
+    queryKey: ['orders', { search, status, page }],
+    placeholderData: keepPreviousData,
+    queryFn: async () => {
+      let q = supabase.from('orders').select(LIST_COLUMNS, { count: 'exact' });
+      const term = numberTerm(search);
+      if (term) q = q.ilike('order_number', `*${term}*`);
+      if (status) q = q.eq('status', status);
+      const res = await q
+        .order('created_at', { ascending: false })
+        .order('id', { ascending: false })
+        .range(page * PAGE_SIZE, page * PAGE_SIZE + PAGE_SIZE - 1);
+      return { rows: must(res) as unknown as Row[], total: res.count };
+    },
+  });
+  const set = (k: string, v: string) => {
+    const next = new URLSearchParams(params);
+    if (v) next.set(k, v);
+    else next.delete(k);
+    if (k !== 'page') next.delete('page');
+    setParams(next, { replace: true });
+  };
+
+  return (
+    <Page
+      title="Orders"
+      actions={
+        <Link className="button primary" to="/app/orders/new">
+          New order
+        </Link>
+      }
+    >
+      <search className="filters">
+        <label>
+          Order number
+          <input type="search" defaultValue={search} onChange={(e) => set('q', e.target.value)} />
+        </label>
+        <label>
+          Status
+          <select value={status} onChange={(e) => set('status', e.target.value)}>
+            <option value="">All statuses</option>
+            {ORDER_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {statusLabel(s)}
+              </option>
+            ))}
+          </select>
+        </label>
+      </search>
+      <ErrorNote error={list.error} />
+      {list.isPending ? (
+        <Loading />
+      ) : (
+        <>
+          <DataTable
+            rows={list.data?.rows ?? []}
+            columns={columns}
+            caption="Orders"
+            empty="No orders match"
+          />
+          <Pager
+            page={page}
+            pageSize={PAGE_SIZE}
+            total={list.data?.total}
+            onPage={(p) => set('page', String(p))}
+          />
+        </>
+      )}
+    </Page>
+  );
+}
