@@ -8,6 +8,7 @@ import { type FakeGraph, startFakeGraph } from '../fakes/graph/index.ts';
 import {
   DESKTOP,
   describeBrowser,
+  eventually,
   expectCleanPage,
   goTo,
   launchBrowser,
@@ -79,6 +80,14 @@ async function signedIn(page: TestPage, owner: Session) {
   await signInToDashboard(svc, page, owner.user.email);
 }
 
+const conversationRow = async (owner: Session) =>
+  (
+    await svc.services.db.query<{ status: string; unread_count: number }>(
+      'select status, unread_count from conversations where organization_id = $1',
+      [orgOf(owner)],
+    )
+  )[0];
+
 describeBrowser('the inbox in the dashboard', () => {
   for (const [label, viewport] of [
     ['desktop', DESKTOP],
@@ -142,6 +151,15 @@ describeBrowser('the inbox in the dashboard', () => {
       await shows(reply.filter({ hasText: /✓✓\s*Read/ }));
       await customerWrites(phoneId, customer, 'Great, I will take the blue one.');
       await shows(page.getByRole('listitem').filter({ hasText: 'Great, I will take the blue one.' }));
+      await expectCleanPage(page);
+
+      // Read while open on screen, then resolved: the list shows both.
+      await page.getByLabel('Status').selectOption('resolved');
+      await eventually(async () => (await conversationRow(owner))?.status).toBe('resolved');
+      expect((await conversationRow(owner))?.unread_count).toBe(0);
+      await page.getByRole('link', { name: 'All conversations' }).click();
+      await shows(page.getByRole('link', { name: 'Sheena Nelson' }));
+      expect(await page.getByText(/\d+ unread/).count()).toBe(0);
       await expectCleanPage(page);
       await context.close();
     });

@@ -8,6 +8,7 @@ import { Loading, Page } from '../../ui/Page';
 import { CHANNEL_LABEL, type Conversation, POLL } from './inbox';
 import { ReplyBox } from './ReplyBox';
 import { Thread } from './Thread';
+import { Triage } from './Triage';
 import './inbox.css';
 
 type ContactBits = {
@@ -63,6 +64,7 @@ export function ConversationPage() {
         <Link to={`/app/contacts/${c.contact_id}`}>Contact details</Link>
         {c.last_inbound_at && ` · customer last wrote ${ago(c.last_inbound_at)}`}
       </p>
+      <Triage id={c.id} status={c.status} unread={c.unread_count} />
       <ErrorNote error={conversation.error} />
       <Thread conversationId={c.id} />
       <ReplyBox conversation={full} />
