@@ -32,6 +32,8 @@ export type SocialDeps = Pick<Deps, 'db' | 'plans'> &
     queue: Queue;
     storage: ObjectStore;
     config: Pick<Config, 'mediaFetch'>;
+    /** Media URLs on this address are files of the bucket, copied rather than downloaded. */
+    publicUrl?: string;
   };
 
 const NOT_WRITABLE = `Only Facebook posts (and Instagram posts, through its Meta account) can be created; ${SOCIAL_PLATFORMS.filter(
@@ -179,7 +181,11 @@ async function withMedia<T>(
 ): Promise<T> {
   const org = claimedOrganization(principal) as string;
   const media = urls
-    ? await importMediaUrls({ storage: deps.storage, options: deps.config.mediaFetch }, org, urls)
+    ? await importMediaUrls(
+        { storage: deps.storage, options: deps.config.mediaFetch, publicUrl: deps.publicUrl },
+        org,
+        urls,
+      )
     : undefined;
   try {
     return await write(media);

@@ -9,6 +9,7 @@ import {
 import { MAX_MEDIA_BYTES } from '../platform/media-type.ts';
 import type { ObjectStore } from '../platform/storage/object-store.ts';
 import { SOCIAL_MEDIA_BUCKET } from './bucket.ts';
+import { ownObjectPath, readOwnObject } from './own-object.ts';
 
 // A post's media_urls, downloaded (media-fetch.ts) into the organization's folder of the
 // social-media bucket, in the order given: everything or nothing. One refused or failed URL
@@ -34,6 +35,8 @@ export type ImportedMedia = {
 
 export type MediaImportDeps = {
   storage: ObjectStore;
+  /** The service's own address: object URLs on it are read from the store (own-object.ts). */
+  publicUrl?: string;
   fetch?: typeof fetchMedia;
   options: Omit<MediaFetchOptions, 'maxBytes'> & { maxBytes?: number };
 };
@@ -56,7 +59,10 @@ export async function importMediaUrls(
   const stored: ImportedMedia[] = [];
   for (const [position, url] of urls.entries()) {
     try {
-      const media = await download(url, { maxBytes: MAX_MEDIA_BYTES, ...deps.options });
+      const own = ownObjectPath(url, deps.publicUrl);
+      const media = own
+        ? await readOwnObject(deps.storage, organizationId, url, own)
+        : await download(url, { maxBytes: MAX_MEDIA_BYTES, ...deps.options });
       const path = `${organizationId}/posts/${randomUUID()}.${EXTENSIONS[media.mimeType] ?? 'bin'}`;
       const key = `${SOCIAL_MEDIA_BUCKET}/${path}`;
       await deps.storage.put(key, media.bytes, media.mimeType);

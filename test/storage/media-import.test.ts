@@ -95,3 +95,65 @@ describe('importMediaUrls', () => {
     expect(filesOnDisk()).toEqual([]);
   });
 });
+
+describe('importMediaUrls with URLs of the service’s own bucket', () => {
+  const PUBLIC = 'https://svc.example.test';
+  const own = (p: string, form = '') => `${PUBLIC}/storage/v1/object/${form}social-media/${p}`;
+  const ownDeps = () => ({ ...deps(), publicUrl: PUBLIC });
+
+  it('copies an uploaded file from the store (plain, signed or authenticated URL), never downloading it', async () => {
+    const store = createDiskStore(root);
+    const uploaded = png(5, 6);
+    await store.put(`social-media/${ORG}/uploads/photo.png`, uploaded, 'image/png');
+    const urls = [
+      own(`${ORG}/uploads/photo.png`),
+      `${own(`${ORG}/uploads/photo.png`, 'sign/')}?token=anything`,
+      own(`${ORG}/uploads/photo.png`, 'authenticated/'),
+    ];
+    const media = await importMediaUrls(ownDeps(), ORG, urls);
+    expect(media.map((m) => [m.position, m.mimeType, m.width, m.height, m.sourceUrl])).toEqual(
+      urls.map((u, i) => [i, 'image/png', 5, 6, u]),
+    );
+    for (const m of media) {
+      expect(m.path).toMatch(new RegExp(`^${ORG}/posts/[0-9a-f-]+\\.png$`));
+      expect(Buffer.from((await store.get(m.key))?.bytes ?? []).equals(Buffer.from(uploaded))).toBe(true);
+    }
+    await store.remove(media.map((m) => m.key));
+    await store.remove([`social-media/${ORG}/uploads/photo.png`]);
+  });
+
+  it.each([
+    [
+      'another organization’s file, like a missing one',
+      `99999999-2222-3333-4444-555555555555/uploads/photo.png`,
+      /no such file in your organization/,
+    ],
+    ['a missing file', `${ORG}/uploads/none.png`, /no such file in your organization/],
+    ['a file that is no image or video', `${ORG}/uploads/page.png`, /not a JPEG, PNG, GIF or WebP image/],
+  ])('refuses %s and leaves no file behind', async (_, p, reason) => {
+    const store = createDiskStore(root);
+    await store.put(
+      `social-media/99999999-2222-3333-4444-555555555555/uploads/photo.png`,
+      png(),
+      'image/png',
+    );
+    await store.put(`social-media/${ORG}/uploads/page.png`, html(), 'image/png');
+    const err = await importMediaUrls(ownDeps(), ORG, [`${origin}/tiny.gif`, own(p)]).catch((e) => e);
+    expect(err).toMatchObject({ status: 400, code: 'validation_error' });
+    expect(((err as AppError).details.issues as { message: string }[])[0]?.message).toMatch(reason);
+    await store.remove([
+      `social-media/99999999-2222-3333-4444-555555555555/uploads/photo.png`,
+      `social-media/${ORG}/uploads/page.png`,
+    ]);
+    expect(filesOnDisk()).toEqual([]);
+  });
+
+  it('the same path on another host is an ordinary download, held to the download rules', async () => {
+    const err = await importMediaUrls(ownDeps(), ORG, [
+      `https://10.0.0.1/storage/v1/object/social-media/${ORG}/uploads/photo.png`,
+    ]).catch((e) => e);
+    expect(((err as AppError).details.issues as { message: string }[])[0]?.message).toMatch(
+      /not a public internet address/,
+    );
+  });
+});
