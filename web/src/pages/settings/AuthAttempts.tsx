@@ -37,6 +37,8 @@ export function AuthAttempts() {
   const [page, setPage] = useState(0);
   const list = useQuery({
     queryKey: ['agent-auth-attempts', page],
+    // A log: opening the page shows the attempts up to now, not a copy from a minute ago.
+    staleTime: 0,
     placeholderData: keepPreviousData,
     queryFn: async () => {
       const res = await supabase

@@ -63,6 +63,7 @@ export function KeyList() {
   const [page, setPage] = useState(0);
   const list = useQuery({
     queryKey: ['agent-keys', page],
+    staleTime: 0, // last use changes while the page is away
     queryFn: () => listKeys(page),
     placeholderData: keepPreviousData,
   });
