@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { invoke } from '../../lib/api';
 import { ErrorNote } from '../../ui/ErrorNote';
+import { Select } from '../../ui/Field';
 import { fetchPlans, usd } from './usage';
 
 /** Owners move their organization to another plan (no billing is integrated: the change is immediate). */
@@ -25,16 +26,13 @@ export function PlanPicker({ organizationId, current }: { organizationId: string
         change.mutate(choice);
       }}
     >
-      <label>
-        Plan
-        <select value={choice} onChange={(e) => setChoice(e.target.value)}>
-          {(plans.data ?? []).map((p) => (
-            <option key={p.slug} value={p.slug}>
-              {p.name} ({usd(p.price_usd)} a month)
-            </option>
-          ))}
-        </select>
-      </label>
+      <Select label="Plan to move to" value={choice} onChange={(e) => setChoice(e.target.value)}>
+        {(plans.data ?? []).map((p) => (
+          <option key={p.slug} value={p.slug}>
+            {p.name} ({usd(p.price_usd)} a month)
+          </option>
+        ))}
+      </Select>
       <button type="submit" disabled={change.isPending || choice === current}>
         Change plan
       </button>
