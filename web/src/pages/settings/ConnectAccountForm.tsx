@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { invoke } from '../../lib/api';
-import { ErrorNote } from '../../ui/ErrorNote';
 import { Field, Select } from '../../ui/Field';
+import { ServiceError } from './ServiceError';
 
 type Provider = 'whatsapp' | 'facebook' | 'instagram' | 'shopify';
 type Form = {
@@ -19,6 +19,13 @@ const EXTERNAL_ID: Record<Provider, { label: string; hint: string }> = {
   facebook: { label: 'Page id', hint: 'The Facebook Page id' },
   instagram: { label: 'Instagram account id', hint: 'The Instagram professional account id' },
   shopify: { label: 'Shop domain', hint: 'e.g. my-shop.myshopify.com' },
+};
+
+const LABELS = {
+  external_id: 'Account id',
+  name: 'Display name',
+  access_token: 'Access token',
+  webhook_secret: 'Webhook secret',
 };
 
 const blankToUndefined = (s: string) => s.trim() || undefined;
@@ -76,7 +83,7 @@ export function ConnectAccountForm() {
         }
         {...register('webhook_secret')}
       />
-      <ErrorNote error={connect.error} />
+      <ServiceError error={connect.error} labels={LABELS} />
       {connect.isSuccess && (
         <p role="status">
           Connected {connect.data.provider} {connect.data.external_id}.

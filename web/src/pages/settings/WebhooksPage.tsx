@@ -1,7 +1,6 @@
 import './settings.css';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
-import { useMemo } from 'react';
 import { useSearchParams } from 'react-router';
 import { invoke } from '../../lib/api';
 import { dateTime } from '../../lib/format';
@@ -26,23 +25,6 @@ type WebhookEvent = {
 const STATUSES = ['pending', 'processed', 'failed', 'rejected', 'ignored'] as const;
 const REPLAYABLE = ['failed', 'rejected'];
 
-function Replay({ event }: { event: WebhookEvent }) {
-  const queries = useQueryClient();
-  const replay = useMutation({
-    mutationFn: () => invoke<WebhookEvent>('webhook-events', { body: { id: event.id, action: 'replay' } }),
-    onSuccess: () => queries.invalidateQueries({ queryKey: ['webhook-events'] }),
-  });
-  return (
-    <>
-      <button type="button" disabled={replay.isPending} onClick={() => replay.mutate()}>
-        Replay {event.topic}
-      </button>
-      {replay.isSuccess && <span role="status"> Queued again.</span>}
-      <ErrorNote error={replay.error} />
-    </>
-  );
-}
-
 const col = createColumnHelper<WebhookEvent>();
 
 function WebhookDeliveries() {
@@ -50,39 +32,45 @@ function WebhookDeliveries() {
   const [params, setParams] = useSearchParams();
   const status = params.get('status') ?? '';
   const page = Number(params.get('page') ?? 0);
+  const queries = useQueryClient();
+  // Kept at the page: a replayed event leaves a "failed" filter, and its row with it.
+  const replay = useMutation({
+    mutationFn: (e: WebhookEvent) =>
+      invoke<WebhookEvent>('webhook-events', { body: { id: e.id, action: 'replay' } }),
+    onSuccess: () => queries.invalidateQueries({ queryKey: ['webhook-events'] }),
+  });
   const list = useQuery({
     queryKey: ['webhook-events', { status, page }],
     placeholderData: keepPreviousData,
     queryFn: () =>
       invoke<ListEnvelope<WebhookEvent>>('webhook-events', { query: { ...pageQuery(page), status } }),
   });
-  const columns = useMemo(
-    () => [
-      col.accessor('provider', { header: 'Provider' }),
-      col.accessor('topic', { header: 'Topic' }),
-      col.accessor('status', {
-        header: 'Status',
-        cell: (c) => <span className="badge">{c.getValue()}</span>,
-      }),
-      col.accessor('received_at', { header: 'Received', cell: (c) => dateTime(c.getValue()) }),
-      col.accessor('attempts', { header: 'Attempts' }),
-      col.accessor('last_error', { header: 'Error', cell: (c) => c.getValue() ?? '—' }),
-      col.display({
-        id: 'replay',
-        header: 'Replay',
-        // The service lets owners alone replay; admins see why there is no button.
-        cell: ({ row: { original: e } }) =>
-          !REPLAYABLE.includes(e.status) ? (
-            '—'
-          ) : claims.role === 'owner' ? (
-            <Replay event={e} />
-          ) : (
-            'Owners replay'
-          ),
-      }),
-    ],
-    [claims.role],
-  );
+  const columns = [
+    col.accessor('provider', { header: 'Provider' }),
+    col.accessor('topic', { header: 'Topic' }),
+    col.accessor('status', {
+      header: 'Status',
+      cell: (c) => <span className="badge">{c.getValue()}</span>,
+    }),
+    col.accessor('received_at', { header: 'Received', cell: (c) => dateTime(c.getValue()) }),
+    col.accessor('attempts', { header: 'Attempts' }),
+    col.accessor('last_error', { header: 'Error', cell: (c) => c.getValue() ?? '—' }),
+    col.display({
+      id: 'replay',
+      header: 'Replay',
+      // The service lets owners alone replay; admins see why there is no button.
+      cell: ({ row: { original: e } }) =>
+        !REPLAYABLE.includes(e.status) ? (
+          '—'
+        ) : claims.role === 'owner' ? (
+          <button type="button" disabled={replay.isPending} onClick={() => replay.mutate(e)}>
+            Replay {e.topic}
+          </button>
+        ) : (
+          'Owners replay'
+        ),
+    }),
+  ];
   const set = (k: string, v: string) => {
     const next = new URLSearchParams(params);
     if (v) next.set(k, v);
@@ -105,7 +93,12 @@ function WebhookDeliveries() {
           </select>
         </label>
       </search>
-      <ErrorNote error={list.error} />
+      {replay.isSuccess && (
+        <p role="status">
+          The {replay.data.topic} delivery received {dateTime(replay.data.received_at)} is queued again.
+        </p>
+      )}
+      <ErrorNote error={replay.error ?? list.error} />
       {list.isPending ? (
         <Loading />
       ) : (
