@@ -1,7 +1,12 @@
 import type { Counter, Usage } from './usage';
 
 const PERIOD = { total: 'in all', month: 'this month', day: 'today' };
+const NAMES: Record<string, string> = {
+  ai_annotations: 'AI annotations',
+  api_calls_per_day: 'API calls per day',
+};
 const label = (resource: string) => {
+  if (NAMES[resource]) return NAMES[resource];
   const words = resource.replaceAll('_', ' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
 };

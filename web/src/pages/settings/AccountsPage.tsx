@@ -42,7 +42,8 @@ function Disconnect({ account }: { account: Account }) {
   return (
     <>
       <ConfirmButton
-        label={`Disconnect ${label}`}
+        label="Disconnect"
+        name={`Disconnect ${label}`}
         question={`Disconnect ${label}? Its conversations and messages stay.`}
         confirmLabel="Yes, disconnect"
         pending={act.isPending}

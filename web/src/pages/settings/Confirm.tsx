@@ -6,12 +6,15 @@ import { useState } from 'react';
  */
 export function ConfirmButton({
   label,
+  name,
   question,
   confirmLabel,
   pending,
   onConfirm,
 }: {
+  /** The visible word ("Remove"); `name` says what it acts on, for screen readers and tests. */
   label: string;
+  name: string;
   question: string;
   confirmLabel: string;
   pending?: boolean;
@@ -20,7 +23,7 @@ export function ConfirmButton({
   const [asking, setAsking] = useState(false);
   if (!asking) {
     return (
-      <button type="button" className="danger" onClick={() => setAsking(true)}>
+      <button type="button" className="danger" aria-label={name} onClick={() => setAsking(true)}>
         {label}
       </button>
     );

@@ -25,7 +25,8 @@ function Revoke({ k }: { k: ApiKey }) {
   return (
     <>
       <ConfirmButton
-        label={`Revoke ${k.name}`}
+        label="Revoke"
+        name={`Revoke ${k.name}`}
         question={`Revoke “${k.name}”? Agents using it are refused from their next request.`}
         confirmLabel="Yes, revoke"
         pending={revoke.isPending}

@@ -17,6 +17,7 @@ import { type Member, type OrgInvitation, removeMember, roster, withdrawInvitati
 /** One removal or withdrawal, with its own error beside its button. */
 function RemoveButton(props: {
   label: string;
+  name: string;
   question: string;
   confirmLabel: string;
   run(): Promise<unknown>;
@@ -41,6 +42,8 @@ export function MembersPage() {
   const claims = useClaims();
   const manager = canManage(claims);
   const [page, setPage] = useState(0);
+  // The service sends every open invitation at once; the page shows them a screenful at a time.
+  const [invitePage, setInvitePage] = useState(0);
   const list = useQuery({
     queryKey: ['roster', page],
     queryFn: () => roster(page),
@@ -63,7 +66,8 @@ export function MembersPage() {
         header: 'Remove',
         cell: ({ row: { original: m } }) => (
           <RemoveButton
-            label={`Remove ${m.email}`}
+            label="Remove"
+            name={`Remove ${m.email}`}
             question={`Remove ${m.email} from the organization?`}
             confirmLabel="Yes, remove"
             run={() => removeMember(m.user_id)}
@@ -84,7 +88,8 @@ export function MembersPage() {
       header: 'Withdraw',
       cell: ({ row: { original: i } }) => (
         <RemoveButton
-          label={`Withdraw invitation to ${i.email}`}
+          label="Withdraw"
+          name={`Withdraw invitation to ${i.email}`}
           question={`Withdraw the invitation to ${i.email}?`}
           confirmLabel="Yes, withdraw"
           run={() => withdrawInvitation(i.id)}
@@ -120,10 +125,19 @@ export function MembersPage() {
             <section aria-labelledby="pending-heading">
               <h2 id="pending-heading">Pending invitations</h2>
               <DataTable
-                rows={list.data?.invitations ?? []}
+                rows={(list.data?.invitations ?? []).slice(
+                  invitePage * PAGE_SIZE,
+                  (invitePage + 1) * PAGE_SIZE,
+                )}
                 columns={inviteColumns}
                 caption="Pending invitations"
                 empty="No invitations waiting"
+              />
+              <Pager
+                page={invitePage}
+                pageSize={PAGE_SIZE}
+                total={list.data?.invitations?.length ?? 0}
+                onPage={setInvitePage}
               />
             </section>
           )}

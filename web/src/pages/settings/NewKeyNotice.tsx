@@ -21,7 +21,8 @@ export function NewKeyNotice({ created, onDismiss }: { created: CreatedKey; onDi
     <section className="panel new-key" aria-labelledby="new-key-heading">
       <h2 id="new-key-heading">Your new key “{created.name}”</h2>
       <p className="warning" role="alert">
-        Copy this key now: it will not be shown again. {created.message}
+        <strong>Copy this key now: it will not be shown again.</strong> An agent exchanges it at agent-auth
+        for a token.
       </p>
       <div className="field">
         <label htmlFor="raw-key">New API key</label>
