@@ -58,7 +58,7 @@ export function effectiveScopes(keyScopes: string[], plan: OrgPlan, plans: OrgPl
   if (withheld.length === 0) return { effective_scopes: effective, warning: null };
   const highest = SCOPES.filter((s) => withheld.includes(s)).at(-1) as Scope;
   const upgrade = minimumPlanFor(plans, highest)?.name ?? 'a higher';
-  const warning = `The ${plan.name} plan gives agents only ${effective.join(', ') || 'no'} access: this key's ${withheld.join(', ')} scope${withheld.length > 1 ? 's take' : ' takes'} effect once an owner has the organization moved to the ${upgrade} plan or above (plan changes are made by the operator), at the key's next agent-auth exchange`;
+  const warning = `The ${plan.name} plan gives agents only ${effective.join(', ') || 'no'} access: this key's ${withheld.join(', ')} scope${withheld.length > 1 ? 's take' : ' takes'} effect once the organization is on the ${upgrade} plan or above (an owner changes the plan on the dashboard’s overview), at the key's next agent-auth exchange`;
   return { effective_scopes: effective, warning };
 }
 
@@ -104,7 +104,7 @@ export async function requireScope(
   if (plan && !plan.limits.mcp_scopes.includes(required)) {
     const minimum = minimumPlanFor(plans, required);
     Object.assign(details, { plan: plan.slug, minimum_plan: minimum?.slug ?? null });
-    message += `, which the ${plan.name} plan does not give agents: an owner of the organization must have it moved to the ${minimum?.name ?? 'a higher'} plan or above (plan changes are made by the operator), then call agent-auth again`;
+    message += `, which the ${plan.name} plan does not give agents: an owner of the organization must move it to the ${minimum?.name ?? 'a higher'} plan or above (on the dashboard’s overview), then call agent-auth again`;
     if (!keyHasIt)
       message += `; this key does not ask for ${required} either, so a key with it is needed too`;
   } else if (keyHasIt) {

@@ -1,7 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { setPlan } from '../domain/organizations.ts';
+import { requirePlanChanger, setPlan } from '../domain/organizations.ts';
 import { SERVICE } from '../platform/db/database.ts';
-import { requireService } from '../platform/http/authenticate.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import type { Services } from '../services.ts';
 import { OrganizationSchema, orgJson } from './schemas.ts';
@@ -9,8 +8,9 @@ import { OrganizationSchema, orgJson } from './schemas.ts';
 const route = createRoute({
   method: 'post',
   path: '/organization-plan',
-  summary: 'Change an organization’s plan (service role only: operators)',
-  description: 'Plan changes are human-led; `svc org set-plan` calls this.',
+  summary: 'Change an organization’s plan (its owners, acting in it; the service role: operators)',
+  description:
+    'Plan changes are human-led (no billing is integrated): an owner from the dashboard, or `svc org set-plan`. Admins and members are refused (403).',
   request: jsonBody(z.object({ organization_id: z.uuid(), plan: z.string().min(1).max(32) })),
   responses: {
     200: jsonResponse(
@@ -23,8 +23,8 @@ const route = createRoute({
 
 export function organizationPlan(s: Services) {
   return newRouter().openapi(route, async (c) => {
-    requireService(c.get('principal'));
     const { organization_id, plan } = c.req.valid('json');
+    await requirePlanChanger(s, c.get('principal'), organization_id);
     const { organization, plan_limits } = await s.db.asPrincipal(SERVICE, (tx) =>
       setPlan(tx, organization_id, plan),
     );

@@ -204,14 +204,44 @@ describe('organization-members', () => {
 });
 
 describe('organization-plan', () => {
-  it('lets the service role change a plan and refuses everyone else', async () => {
-    const owner = await signUp(svc, 'Upgrade Corp');
+  it('lets an owner change their organization’s plan and refuses admins, members and other owners', async () => {
+    const owner = await signUp(svc, 'Owner Plan Co');
     const org = orgOf(owner);
-    const byOwner = await call(svc, 'POST', fn('organization-plan'), {
-      token: owner.access_token,
+    const admin = await inviteAndAccept(svc, owner, await signUp(svc), 'admin');
+    const member = await inviteAndAccept(svc, owner, await signUp(svc), 'member');
+    for (const token of [admin, member]) {
+      const refused = await call(svc, 'POST', fn('organization-plan'), {
+        token,
+        body: { organization_id: org, plan: 'scale' },
+      });
+      expect(refused.status).toBe(403);
+      expect(refused.json.message).toBe('Only an owner may change the plan');
+    }
+    const stranger = await signUp(svc, 'Elsewhere Co');
+    const elsewhere = await call(svc, 'POST', fn('organization-plan'), {
+      token: stranger.access_token,
       body: { organization_id: org, plan: 'scale' },
     });
-    expect(byOwner.status).toBe(403);
+    expect(elsewhere.status).toBe(403);
+    const anon = await call(svc, 'POST', fn('organization-plan'), {
+      token: svc.anonKey,
+      body: { organization_id: org, plan: 'scale' },
+    });
+    expect(anon.status).toBe(403);
+
+    const byOwner = await call(svc, 'POST', fn('organization-plan'), {
+      token: owner.access_token,
+      body: { organization_id: org, plan: 'starter' },
+    });
+    expect(byOwner.status).toBe(200);
+    expect(byOwner.json.organization).toMatchObject({ id: org, plan: 'starter' });
+    const usage = await call(svc, 'GET', fn('agent-usage'), { token: owner.access_token });
+    expect(usage.json.plan.slug).toBe('starter');
+  });
+
+  it('lets the service role change any plan', async () => {
+    const owner = await signUp(svc, 'Upgrade Corp');
+    const org = orgOf(owner);
 
     const r = await call(svc, 'POST', fn('organization-plan'), {
       token: svc.serviceRoleKey,

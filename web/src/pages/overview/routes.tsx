@@ -1,4 +1,5 @@
 import type { RouteObject } from 'react-router';
-import { Pending } from '../../ui/Pending';
 
-export const overviewRoutes: RouteObject[] = [{ index: true, element: <Pending area="Overview" /> }];
+export const overviewRoutes: RouteObject[] = [
+  { index: true, lazy: async () => ({ Component: (await import('./OverviewPage')).OverviewPage }) },
+];

@@ -1,4 +1,9 @@
 import type { RouteObject } from 'react-router';
-import { Pending } from '../../ui/Pending';
 
-export const settingsRoutes: RouteObject[] = [{ path: 'agents', element: <Pending area="Settings" /> }];
+export const settingsRoutes: RouteObject[] = [
+  { path: 'agents', lazy: async () => ({ Component: (await import('./AgentsPage')).AgentsPage }) },
+  { path: 'members', lazy: async () => ({ Component: (await import('./MembersPage')).MembersPage }) },
+  { path: 'accounts', lazy: async () => ({ Component: (await import('./AccountsPage')).AccountsPage }) },
+  { path: 'webhooks', lazy: async () => ({ Component: (await import('./WebhooksPage')).WebhooksPage }) },
+  { path: 'account', lazy: async () => ({ Component: (await import('./AccountPage')).AccountPage }) },
+];

@@ -1,0 +1,122 @@
+// Connected accounts and webhook deliveries in the dashboard: an owner connects a WhatsApp number
+// (its secrets never shown back), Meta delivers to it, a failed delivery is found by its status
+// and replayed; an admin sees deliveries but the replay is the owners'.
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import {
+  DESKTOP,
+  describeBrowser,
+  eventually,
+  expectCleanPage,
+  goTo,
+  launchBrowser,
+  openPage,
+  PHONE,
+  requireBuiltDashboard,
+  shows,
+  signInToDashboard,
+  type TestPage,
+} from '../helpers/browser.ts';
+import { inviteAndAccept, orgOf, signUp } from '../helpers/http.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { deliver, fixture, META_ENV, processPending } from '../webhooks/meta.ts';
+
+let svc: TestService;
+let browser: Browser;
+
+beforeAll(async () => {
+  requireBuiltDashboard();
+  svc = await startTestService({ ...META_ENV });
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await svc?.stop();
+});
+
+const SECRET_TOKEN = 'EAAG-secret-token-never-shown';
+
+async function connectWhatsApp(page: TestPage, phoneId: string) {
+  await goTo(page, 'Connected accounts');
+  await page.getByLabel('Provider').selectOption('whatsapp');
+  await page.getByLabel('Phone number id').fill(phoneId);
+  await page.getByLabel('Display name').fill('Shop line');
+  await page.getByLabel('Access token').fill(SECRET_TOKEN);
+  await page.getByLabel('Webhook secret').fill('whsec-never-shown');
+  await page.getByRole('button', { name: 'Connect account' }).click();
+  await shows(page.getByRole('status').filter({ hasText: `Connected whatsapp ${phoneId}` }));
+  await shows(page.getByRole('cell', { name: phoneId }));
+  // Write-only: the form is cleared and nothing of the secrets is on the page.
+  expect(await page.getByLabel('Access token').inputValue()).toBe('');
+  expect(await page.content()).not.toContain(SECRET_TOKEN);
+  expect(await page.content()).not.toContain('whsec-never-shown');
+}
+
+describeBrowser('connected accounts and webhook deliveries', () => {
+  for (const [label, viewport, n] of [
+    ['desktop', DESKTOP, '1'],
+    ['phone', PHONE, '2'],
+  ] as const) {
+    test(`an owner connects an account and replays a failed delivery (${label})`, async () => {
+      const phoneId = `10833${process.pid}${n}`;
+      const owner = await signUp(svc, `Deliveries ${label}`);
+      const { context, page } = await openPage(browser, viewport);
+      await signInToDashboard(svc, page, owner.user.email);
+      await connectWhatsApp(page, phoneId);
+      await expectCleanPage(page);
+
+      for (const id of ['ONE', 'TWO']) {
+        const body = fixture('wa-text', {
+          PHONE_NUMBER_ID: phoneId,
+          WA_ID: '14155550100',
+          TEXT_ID: `${id}${n}`,
+        });
+        expect((await deliver(svc, body)).status).toBe(200);
+      }
+      await processPending(svc);
+      await svc.services.db.query(
+        `update app.webhook_events set status = 'failed', last_error = 'boom from the test' where id =
+           (select id from app.webhook_events where organization_id = $1 order by received_at, id limit 1)`,
+        [orgOf(owner)],
+      );
+
+      await goTo(page, 'Webhook deliveries');
+      await shows(page.getByRole('cell', { name: 'boom from the test' }));
+      await eventually(() => page.locator('table.data tbody tr').count()).toBe(2);
+      await page.getByLabel('Status').selectOption('failed');
+      await eventually(() => page.locator('table.data tbody tr').count()).toBe(1);
+      await page.getByRole('button', { name: 'Replay whatsapp_business_account' }).click();
+      await shows(page.getByRole('status').filter({ hasText: 'is queued again' }));
+      await shows(page.getByText('No webhook deliveries match'));
+      await page.getByLabel('Status').selectOption('pending');
+      await eventually(() => page.locator('table.data tbody tr').count()).toBe(1);
+      await expectCleanPage(page);
+
+      // Disconnecting asks first; the service lists connected accounts only.
+      await goTo(page, 'Connected accounts');
+      await page.getByRole('button', { name: 'Disconnect Shop line' }).click();
+      await page.getByRole('button', { name: 'Yes, disconnect' }).click();
+      await shows(page.getByText('No accounts connected yet'));
+      await expectCleanPage(page);
+      await context.close();
+    });
+  }
+
+  test('an admin’s refused connection shows the service’s reasons and keeps the form', async () => {
+    const owner = await signUp(svc, 'Refusals');
+    const admin = await signUp(svc);
+    await inviteAndAccept(svc, owner, admin, 'admin');
+    const { context, page } = await openPage(browser, DESKTOP, { expectedStatuses: [400] });
+    await signInToDashboard(svc, page, admin.user.email);
+    await goTo(page, 'Connected accounts');
+    await page.getByLabel('Provider').selectOption('shopify');
+    await page.getByLabel('Shop domain').fill('not a shop');
+    await page.getByLabel('Access token').fill('shpat-token');
+    await page.getByRole('button', { name: 'Connect account' }).click();
+    await shows(page.getByRole('alert'));
+    expect(await page.getByRole('alert').first().textContent()).toMatch(/shop domain|webhook_secret/i);
+    expect(await page.getByLabel('Shop domain').inputValue()).toBe('not a shop');
+    await expectCleanPage(page);
+    await context.close();
+  });
+});

@@ -1,0 +1,107 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import {
+  DESKTOP,
+  describeBrowser,
+  eventually,
+  expectCleanPage,
+  launchBrowser,
+  openPage,
+  PHONE,
+  requireBuiltDashboard,
+  shows,
+  signInToDashboard,
+} from '../helpers/browser.ts';
+import { call, inviteAndAccept, orgOf, signUp } from '../helpers/http.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+
+let svc: TestService;
+let browser: Browser;
+
+beforeAll(async () => {
+  requireBuiltDashboard();
+  svc = await startTestService();
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await svc?.stop();
+});
+
+/** An organization with 40 of the free plan's 50 contacts and one order, seeded over the API. */
+async function busyOrganization(name: string) {
+  const owner = await signUp(svc, name);
+  const contacts = Array.from({ length: 40 }, (_, i) => ({ first_name: `Seed ${i}` }));
+  const seeded = await call(svc, 'POST', '/rest/v1/contacts', { token: owner.access_token, body: contacts });
+  expect(seeded.status).toBe(201);
+  const order = await call(svc, 'POST', '/rest/v1/orders', {
+    token: owner.access_token,
+    body: { notes: 'today' },
+  });
+  expect(order.status).toBe(201);
+  return owner;
+}
+
+describeBrowser('the overview', () => {
+  for (const [label, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
+    test(`the meters warn at 80 % and the owner changes the plan (${label})`, async () => {
+      const owner = await busyOrganization(`Meters ${label}`);
+      const { context, page } = await openPage(browser, viewport);
+      await signInToDashboard(svc, page, owner.user.email);
+      await shows(page.getByRole('heading', { name: 'Overview' }));
+      // agent-usage's own words: the warning and the upgrade guidance.
+      await shows(page.getByText('contacts: 40 of 50 used (80%)'));
+      // A new organization's default warehouse is the free plan's one.
+      await shows(
+        page.getByText(/Near or at the Free plan's limits for contacts, warehouses; Starter raises them/),
+      );
+      await shows(page.getByRole('meter', { name: 'Contacts' }));
+      expect(await page.getByRole('meter', { name: 'Contacts' }).getAttribute('value')).toBe('40');
+      await eventually(() => page.getByRole('region', { name: 'Orders today' }).textContent()).toContain('1');
+      await shows(page.getByText('Nothing scheduled'));
+      await expectCleanPage(page);
+
+      await page.getByLabel('Plan to move to').selectOption('starter');
+      await page.getByRole('button', { name: 'Change plan' }).click();
+      await shows(page.getByRole('status').filter({ hasText: 'now on the Starter plan' }));
+      await shows(page.getByText(/on the Starter plan \(/));
+      await eventually(() => page.getByText('contacts: 40 of 50 used (80%)').count()).toBe(0);
+      await expectCleanPage(page);
+      await context.close();
+    });
+  }
+
+  test('only the owner sees the plan control; an admin is refused by the service', async () => {
+    const owner = await busyOrganization('Plan rules');
+    const admin = await signUp(svc);
+    const adminToken = await inviteAndAccept(svc, owner, admin, 'admin');
+    const member = await signUp(svc);
+    await inviteAndAccept(svc, owner, member, 'member');
+
+    const { context, page } = await openPage(browser, DESKTOP);
+    await signInToDashboard(svc, page, admin.user.email);
+    await shows(page.getByText('contacts: 40 of 50 used (80%)'));
+    await shows(page.getByText('Only owners change the plan.'));
+    expect(await page.getByRole('button', { name: 'Change plan' }).count()).toBe(0);
+    await expectCleanPage(page);
+    // The control's absence is not the guard: the service refuses an admin who asks anyway.
+    const refused = await call(svc, 'POST', '/functions/v1/organization-plan', {
+      token: adminToken,
+      body: { organization_id: orgOf(owner), plan: 'scale' },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.json.message).toBe('Only an owner may change the plan');
+    await context.close();
+
+    const asMember = await openPage(browser, PHONE);
+    await signInToDashboard(svc, asMember.page, member.user.email);
+    await shows(asMember.page.getByText(/on the Free plan/));
+    expect(await asMember.page.getByRole('button', { name: 'Change plan' }).count()).toBe(0);
+    expect(await asMember.page.getByRole('meter').count()).toBe(0);
+    await expectCleanPage(asMember.page);
+    await asMember.context.close();
+  });
+});
