@@ -40,6 +40,8 @@ export default defineConfig({
     },
   },
   server: {
+    // The app imports a few pure modules of the service (src/domain) instead of copying them.
+    fs: { allow: ['..'] },
     proxy: Object.fromEntries(['/auth', '/rest', '/functions', '/storage'].map((p) => [p, service])),
   },
 });

@@ -1,7 +1,5 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ORDER_TRANSITIONS } from '../../src/domain/order-lifecycle.ts';
-import { NEXT_STATUSES } from '../../web/src/pages/orders/lifecycle.ts';
+import { afterAll, beforeAll, expect, test } from 'vitest';
 import {
   DESKTOP,
   describeBrowser,
@@ -32,12 +30,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await svc?.stop();
-});
-
-describe('the order page’s lifecycle', () => {
-  test('offers the moves the service allows, pair by pair', () => {
-    expect(NEXT_STATUSES).toEqual(ORDER_TRANSITIONS);
-  });
 });
 
 /** Fills the create-order form's shipping part. */

@@ -1,11 +1,39 @@
-import { messageOf } from '../lib/api';
+import { ApiError, messageOf } from '../lib/api';
 
-/** An error in the service's own words, announced to screen readers. */
-export function ErrorNote({ error }: { error: unknown }) {
+type Issue = { path: string; message: string };
+
+/**
+ * An error in the service's own words, announced to screen readers. A validation error also lists
+ * the fields it refused (`details.issues`): "The request is invalid" alone does not tell a person
+ * what to fix. `labels` names those fields as the form does (a map, or a function for paths like
+ * `items.1.quantity`).
+ */
+export function ErrorNote({
+  error,
+  labels = {},
+}: {
+  error: unknown;
+  labels?: Record<string, string> | ((path: string) => string);
+}) {
   if (!error) return null;
+  const issues =
+    error instanceof ApiError && Array.isArray(error.details?.issues)
+      ? (error.details.issues as Issue[])
+      : [];
+  const label = (path: string) => (typeof labels === 'function' ? labels(path) : (labels[path] ?? path));
   return (
-    <p className="error" role="alert">
-      {messageOf(error)}
-    </p>
+    <div className="error" role="alert">
+      <p>{messageOf(error)}</p>
+      {issues.length > 0 && (
+        <ul>
+          {issues.map((i) => (
+            <li key={`${i.path}:${i.message}`}>
+              {i.path ? `${label(i.path)}: ` : ''}
+              {i.message}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
   );
 }

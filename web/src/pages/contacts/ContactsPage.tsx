@@ -1,14 +1,13 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { useState } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { must } from '../../lib/api';
 import { date, personName } from '../../lib/format';
 import { supabase } from '../../lib/supabase';
-import { DataTable } from '../../ui/DataTable';
-import { ErrorNote } from '../../ui/ErrorNote';
-import { Loading, Page } from '../../ui/Page';
-import { Pager } from '../../ui/Pager';
+import { useUrlFilters } from '../../lib/url-filters';
+import { Page } from '../../ui/Page';
+import { PagedTable } from '../../ui/PagedTable';
 import { ContactForm } from './ContactForm';
 import { CONTACT_COLUMNS, type Contact, type ContactInput, toForm, toRow } from './contact';
 
@@ -30,10 +29,10 @@ const columns = [
 const searchable = (s: string) => s.replace(/[,()*\\]/g, ' ').trim();
 
 export function ContactsPage() {
-  const [params, setParams] = useSearchParams();
-  const search = params.get('q') ?? '';
-  const tag = params.get('tag') ?? '';
-  const page = Number(params.get('page') ?? 0);
+  const filters = useUrlFilters();
+  const search = filters.get('q');
+  const tag = filters.get('tag');
+  const page = filters.page;
   const [adding, setAdding] = useState(false);
   const navigate = useNavigate();
   const queries = useQueryClient();
@@ -66,13 +65,7 @@ export function ContactsPage() {
       navigate(`/app/contacts/${id}`);
     },
   });
-  const set = (k: string, v: string) => {
-    const next = new URLSearchParams(params);
-    if (v) next.set(k, v);
-    else next.delete(k);
-    if (k !== 'page') next.delete('page');
-    setParams(next, { replace: true });
-  };
+  const { set } = filters;
 
   return (
     <Page
@@ -104,25 +97,15 @@ export function ContactsPage() {
           <input defaultValue={tag} onChange={(e) => set('tag', e.target.value.trim())} />
         </label>
       </search>
-      <ErrorNote error={list.error} />
-      {list.isPending ? (
-        <Loading />
-      ) : (
-        <>
-          <DataTable
-            rows={list.data?.rows ?? []}
-            columns={columns}
-            caption="Contacts"
-            empty="No contacts match"
-          />
-          <Pager
-            page={page}
-            pageSize={PAGE_SIZE}
-            total={list.data?.total}
-            onPage={(p) => set('page', String(p))}
-          />
-        </>
-      )}
+      <PagedTable
+        query={list}
+        columns={columns}
+        caption="Contacts"
+        empty="No contacts match"
+        page={page}
+        pageSize={PAGE_SIZE}
+        onPage={(p) => set('page', String(p))}
+      />
     </Page>
   );
 }

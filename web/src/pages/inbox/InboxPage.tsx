@@ -1,7 +1,8 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
 import { invoke } from '../../lib/api';
 import { ago, dateTime } from '../../lib/format';
+import { useUrlFilters } from '../../lib/url-filters';
 import { ErrorNote } from '../../ui/ErrorNote';
 import { Loading, Page } from '../../ui/Page';
 import { Pager } from '../../ui/Pager';
@@ -12,11 +13,11 @@ const PAGE_SIZE = 25;
 
 /** Conversations, newest activity first, filtered by channel and status (kept in the URL). */
 export function InboxPage() {
-  const [params, setParams] = useSearchParams();
-  const channel = params.get('channel') ?? '';
-  const status = params.get('status') ?? '';
-  const unread = params.get('unread') === '1';
-  const page = Number(params.get('page') ?? 0);
+  const filters = useUrlFilters();
+  const channel = filters.get('channel');
+  const status = filters.get('status');
+  const unread = filters.get('unread') === '1';
+  const page = filters.page;
 
   const list = useQuery({
     queryKey: ['inbox', 'list', { channel, status, unread, page }],
@@ -33,13 +34,7 @@ export function InboxPage() {
         },
       }),
   });
-  const set = (k: string, v: string) => {
-    const next = new URLSearchParams(params);
-    if (v) next.set(k, v);
-    else next.delete(k);
-    if (k !== 'page') next.delete('page');
-    setParams(next, { replace: true });
-  };
+  const { set } = filters;
 
   return (
     <Page title="Inbox">

@@ -1,14 +1,13 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { useState } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { must } from '../../lib/api';
 import { money } from '../../lib/format';
 import { supabase } from '../../lib/supabase';
-import { DataTable } from '../../ui/DataTable';
-import { ErrorNote } from '../../ui/ErrorNote';
-import { Loading, Page } from '../../ui/Page';
-import { Pager } from '../../ui/Pager';
+import { useUrlFilters } from '../../lib/url-filters';
+import { Page } from '../../ui/Page';
+import { PagedTable } from '../../ui/PagedTable';
 import { ItemForm } from './ItemForm';
 import { ITEM_COLUMNS, type Item, type ItemInput, stockOf, toForm, toRow } from './item';
 import { ItemBadges } from './StockCells';
@@ -47,10 +46,10 @@ type View = keyof typeof VIEWS;
 const searchable = (s: string) => s.replace(/[,()*\\]/g, ' ').trim();
 
 export function InventoryPage() {
-  const [params, setParams] = useSearchParams();
-  const search = params.get('q') ?? '';
-  const view: View = (params.get('view') as View) in VIEWS ? (params.get('view') as View) : 'active';
-  const page = Number(params.get('page') ?? 0);
+  const filters = useUrlFilters();
+  const search = filters.get('q');
+  const view: View = (filters.get('view') as View) in VIEWS ? (filters.get('view') as View) : 'active';
+  const page = filters.page;
   const [adding, setAdding] = useState(false);
   const navigate = useNavigate();
   const queries = useQueryClient();
@@ -80,13 +79,7 @@ export function InventoryPage() {
       navigate(`/app/inventory/${id}`);
     },
   });
-  const set = (k: string, v: string) => {
-    const next = new URLSearchParams(params);
-    if (v) next.set(k, v);
-    else next.delete(k);
-    if (k !== 'page') next.delete('page');
-    setParams(next, { replace: true });
-  };
+  const { set } = filters;
 
   return (
     <Page
@@ -127,25 +120,15 @@ export function InventoryPage() {
           <input type="search" defaultValue={search} onChange={(e) => set('q', e.target.value)} />
         </label>
       </search>
-      <ErrorNote error={list.error} />
-      {list.isPending ? (
-        <Loading />
-      ) : (
-        <>
-          <DataTable
-            rows={list.data?.rows ?? []}
-            columns={columns}
-            caption={`Inventory: ${VIEWS[view].label}`}
-            empty={VIEWS[view].empty}
-          />
-          <Pager
-            page={page}
-            pageSize={PAGE_SIZE}
-            total={list.data?.total}
-            onPage={(p) => set('page', String(p))}
-          />
-        </>
-      )}
+      <PagedTable
+        query={list}
+        columns={columns}
+        caption={`Inventory: ${VIEWS[view].label}`}
+        empty={VIEWS[view].empty}
+        page={page}
+        pageSize={PAGE_SIZE}
+        onPage={(p) => set('page', String(p))}
+      />
     </Page>
   );
 }

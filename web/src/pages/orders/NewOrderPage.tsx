@@ -7,7 +7,7 @@ import { personName } from '../../lib/format';
 import { ErrorNote } from '../../ui/ErrorNote';
 import { Field, Select, TextArea } from '../../ui/Field';
 import { Page } from '../../ui/Page';
-import { IssueList } from './IssueList';
+import { labelOf } from './field-labels';
 import { emptyLine, LineFields, type OrderForm } from './LineFields';
 import type { Order } from './order';
 import { useContactChoices } from './pickers';
@@ -72,7 +72,7 @@ export function NewOrderPage() {
 
   return (
     <Page title="New order">
-      {/* The service checks the input and names each field it refuses (IssueList): no second set of rules here. */}
+      {/* The service checks the input and names each field it refuses (ErrorNote lists them): no second set of rules here. */}
       <form noValidate onSubmit={handleSubmit((f) => create.mutate(f))}>
         <section className="panel" aria-labelledby="new-order-customer">
           <h2 id="new-order-customer">Customer</h2>
@@ -138,8 +138,7 @@ export function NewOrderPage() {
             Add a line
           </button>
         </section>
-        <ErrorNote error={create.error} />
-        <IssueList error={create.error} />
+        <ErrorNote error={create.error} labels={labelOf} />
         <div className="form-actions">
           <button type="submit" className="primary" disabled={create.isPending}>
             Create order

@@ -1,13 +1,12 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
 import { must } from '../../lib/api';
 import { dateTime, money, personName } from '../../lib/format';
 import { supabase } from '../../lib/supabase';
-import { DataTable } from '../../ui/DataTable';
-import { ErrorNote } from '../../ui/ErrorNote';
-import { Loading, Page } from '../../ui/Page';
-import { Pager } from '../../ui/Pager';
+import { useUrlFilters } from '../../lib/url-filters';
+import { Page } from '../../ui/Page';
+import { PagedTable } from '../../ui/PagedTable';
 import { ORDER_STATUSES, statusLabel } from './lifecycle';
 import { LIST_COLUMNS, type Order, type OrderContact } from './order';
 import './orders.css';
@@ -43,10 +42,10 @@ const columns = [
 const numberTerm = (s: string) => s.replace(/[^0-9A-Za-z-]/g, '').trim();
 
 export function OrdersPage() {
-  const [params, setParams] = useSearchParams();
-  const search = params.get('q') ?? '';
-  const status = params.get('status') ?? '';
-  const page = Number(params.get('page') ?? 0);
+  const filters = useUrlFilters();
+  const search = filters.get('q');
+  const status = filters.get('status');
+  const page = filters.page;
 
   const list = useQuery({
     queryKey: ['orders', { search, status, page }],
@@ -63,13 +62,7 @@ export function OrdersPage() {
       return { rows: must(res) as unknown as Row[], total: res.count };
     },
   });
-  const set = (k: string, v: string) => {
-    const next = new URLSearchParams(params);
-    if (v) next.set(k, v);
-    else next.delete(k);
-    if (k !== 'page') next.delete('page');
-    setParams(next, { replace: true });
-  };
+  const { set } = filters;
 
   return (
     <Page
@@ -97,25 +90,15 @@ export function OrdersPage() {
           </select>
         </label>
       </search>
-      <ErrorNote error={list.error} />
-      {list.isPending ? (
-        <Loading />
-      ) : (
-        <>
-          <DataTable
-            rows={list.data?.rows ?? []}
-            columns={columns}
-            caption="Orders"
-            empty="No orders match"
-          />
-          <Pager
-            page={page}
-            pageSize={PAGE_SIZE}
-            total={list.data?.total}
-            onPage={(p) => set('page', String(p))}
-          />
-        </>
-      )}
+      <PagedTable
+        query={list}
+        columns={columns}
+        caption="Orders"
+        empty="No orders match"
+        page={page}
+        pageSize={PAGE_SIZE}
+        onPage={(p) => set('page', String(p))}
+      />
     </Page>
   );
 }

@@ -1,29 +1,14 @@
-// The order lifecycle as the service enforces it. Source of truth: the trigger `orders_transition`
-// over table app.order_transitions (migrations/0007_order_lifecycle.sql), described to callers by
-// src/domain/order-lifecycle.ts (ORDER_TRANSITIONS) and docs/decisions.md "Orders". /rest/v1 does
-// not expose that table, so this mirror decides which buttons show; test/web/orders.test.ts checks
-// it against ORDER_TRANSITIONS, and should they ever disagree the service's 409 is what the page shows.
+// The order lifecycle as the service describes it to callers (src/domain/order-lifecycle.ts, which a
+// test holds to the database's app.order_transitions), imported by the bundle rather than copied:
+// it decides which buttons show; the database decides, and its 409 shows, should they disagree.
 
-export const ORDER_STATUSES = [
-  'pending',
-  'confirmed',
-  'processing',
-  'shipped',
-  'delivered',
-  'cancelled',
-  'returned',
-] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
+import type { OrderStatus } from '../../../../src/domain/order-lifecycle';
 
-export const NEXT_STATUSES: Record<OrderStatus, OrderStatus[]> = {
-  pending: ['confirmed', 'cancelled'],
-  confirmed: ['processing', 'cancelled'],
-  processing: ['shipped', 'cancelled'],
-  shipped: ['delivered', 'returned'],
-  delivered: ['returned'],
-  cancelled: [],
-  returned: [],
-};
+export {
+  ORDER_STATUSES,
+  ORDER_TRANSITIONS as NEXT_STATUSES,
+  type OrderStatus,
+} from '../../../../src/domain/order-lifecycle';
 
 /** A move's button says what the person does, not the state's name. */
 export const MOVE_LABELS: Record<OrderStatus, string> = {

@@ -6,9 +6,9 @@ import { NewPasswordForm } from '../../auth/NewPassword';
 import { invoke } from '../../lib/api';
 import { useClaims, useSession } from '../../lib/session';
 import { Invitations } from '../../shell/Invitations';
+import { ErrorNote } from '../../ui/ErrorNote';
 import { Field } from '../../ui/Field';
 import { Page } from '../../ui/Page';
-import { ServiceError } from './ServiceError';
 
 /** Another organization: created, then switched to (organization-create does not switch). */
 function NewOrganization() {
@@ -29,7 +29,7 @@ function NewOrganization() {
   return (
     <form onSubmit={handleSubmit((f) => create.mutate(f))}>
       <Field label="New organization name" required maxLength={200} {...register('name')} />
-      <ServiceError error={create.error} labels={{ name: 'Organization name' }} />
+      <ErrorNote error={create.error} labels={{ name: 'Organization name' }} />
       <button type="submit" className="primary" disabled={create.isPending}>
         Create and switch to it
       </button>

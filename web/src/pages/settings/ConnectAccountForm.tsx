@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { invoke } from '../../lib/api';
+import { ErrorNote } from '../../ui/ErrorNote';
 import { Field, Select } from '../../ui/Field';
-import { ServiceError } from './ServiceError';
 
 type Provider = 'whatsapp' | 'facebook' | 'instagram' | 'shopify';
 type Form = {
@@ -83,7 +83,7 @@ export function ConnectAccountForm() {
         }
         {...register('webhook_secret')}
       />
-      <ServiceError error={connect.error} labels={LABELS} />
+      <ErrorNote error={connect.error} labels={LABELS} />
       {connect.isSuccess && (
         <p role="status">
           Connected {connect.data.provider} {connect.data.external_id}.

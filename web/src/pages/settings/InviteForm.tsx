@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
+import { ErrorNote } from '../../ui/ErrorNote';
 import { Field, Select } from '../../ui/Field';
 import { inviteMember, type Role } from './members';
-import { ServiceError } from './ServiceError';
 
 type Form = { email: string; role: Role };
 
@@ -25,7 +25,7 @@ export function InviteForm({ isOwner }: { isOwner: boolean }) {
         <option value="admin">Admin: also members, keys and accounts</option>
         {isOwner && <option value="owner">Owner: also the plan</option>}
       </Select>
-      <ServiceError error={invite.error} labels={{ email: 'Email', role: 'Role' }} />
+      <ErrorNote error={invite.error} labels={{ email: 'Email', role: 'Role' }} />
       {invite.isSuccess && (
         <p role="status">Invitation sent to {invite.data.email}. It is valid for 7 days.</p>
       )}

@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
+import { ErrorNote } from '../../ui/ErrorNote';
 import { Field } from '../../ui/Field';
 import { type CreatedKey, createKey, type KeyInput, SCOPES } from './keys';
-import { ServiceError } from './ServiceError';
 
 const SCOPE_HINTS: Record<string, string> = {
   read: 'read data',
@@ -42,7 +42,7 @@ export function KeyCreateForm({ onCreated }: { onCreated(key: CreatedKey): void 
         hint="Optional: 90 days from today when left empty, at most 365 days"
         {...register('expires_on')}
       />
-      <ServiceError
+      <ErrorNote
         error={create.error}
         labels={{ name: 'Key name', scopes: 'Scopes', expires_at: 'Expires on' }}
       />

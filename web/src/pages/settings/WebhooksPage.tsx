@@ -1,10 +1,11 @@
 import './settings.css';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
-import { useSearchParams } from 'react-router';
+
 import { invoke } from '../../lib/api';
 import { dateTime } from '../../lib/format';
 import { useClaims } from '../../lib/session';
+import { useUrlFilters } from '../../lib/url-filters';
 import { DataTable } from '../../ui/DataTable';
 import { ErrorNote } from '../../ui/ErrorNote';
 import { Loading, Page } from '../../ui/Page';
@@ -29,9 +30,9 @@ const col = createColumnHelper<WebhookEvent>();
 
 function WebhookDeliveries() {
   const claims = useClaims();
-  const [params, setParams] = useSearchParams();
-  const status = params.get('status') ?? '';
-  const page = Number(params.get('page') ?? 0);
+  const filters = useUrlFilters();
+  const status = filters.get('status');
+  const page = filters.page;
   const queries = useQueryClient();
   // Kept at the page: a replayed event leaves a "failed" filter, and its row with it.
   const replay = useMutation({
@@ -71,13 +72,7 @@ function WebhookDeliveries() {
         ),
     }),
   ];
-  const set = (k: string, v: string) => {
-    const next = new URLSearchParams(params);
-    if (v) next.set(k, v);
-    else next.delete(k);
-    if (k !== 'page') next.delete('page');
-    setParams(next, { replace: true });
-  };
+  const { set } = filters;
   return (
     <Page title="Webhook deliveries">
       <search className="filters">

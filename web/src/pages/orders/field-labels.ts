@@ -1,6 +1,5 @@
-import { ApiError } from '../../lib/api';
-
-type Issue = { path: string; message: string };
+// What the create-order form calls the fields of POST /functions/v1/orders, for the service's
+// validation issues (ErrorNote's labels).
 
 /** The create form's names for the fields of POST /functions/v1/orders. */
 const FIELD_LABELS: Record<string, string> = {
@@ -20,27 +19,9 @@ const FIELD_LABELS: Record<string, string> = {
 };
 
 /** `items.1.quantity` → "Line 2 quantity": the label the person sees on the form. */
-function labelOf(path: string): string {
+export function labelOf(path: string): string {
   const [head, n, field] = path.split('.');
   if (head === 'items' && n !== undefined && /^\d+$/.test(n))
     return `Line ${Number(n) + 1}${field ? ` ${FIELD_LABELS[field] ?? field}` : ''}`;
   return FIELD_LABELS[path] ?? path;
-}
-
-/**
- * A validation_error names each field it refuses (details.issues): listed beside the service's
- * message with the form's own labels, so the person knows which field to fix.
- */
-export function IssueList({ error }: { error: unknown }) {
-  const issues = error instanceof ApiError ? (error.details?.issues as Issue[] | undefined) : undefined;
-  if (!issues?.length) return null;
-  return (
-    <ul className="error">
-      {issues.map((i) => (
-        <li key={`${i.path}:${i.message}`}>
-          {labelOf(i.path)}: {i.message}
-        </li>
-      ))}
-    </ul>
-  );
 }

@@ -1,0 +1,20 @@
+import { useSearchParams } from 'react-router';
+
+/**
+ * A list page's filters and page number, kept in the URL so that a reload, the back button or a
+ * shared link shows the same list. Changing a filter goes back to the first page.
+ */
+export function useUrlFilters() {
+  const [params, setParams] = useSearchParams();
+  return {
+    get: (key: string) => params.get(key) ?? '',
+    page: Math.max(0, Number(params.get('page')) || 0),
+    set(key: string, value: string) {
+      const next = new URLSearchParams(params);
+      if (value) next.set(key, value);
+      else next.delete(key);
+      if (key !== 'page') next.delete('page');
+      setParams(next, { replace: true });
+    },
+  };
+}
