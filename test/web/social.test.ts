@@ -17,8 +17,9 @@ import {
   signInToDashboard,
   signUpInDashboard,
 } from '../helpers/browser.ts';
+import { call } from '../helpers/http.ts';
 import { agentToken, mcpClient, tool } from '../helpers/mcp.ts';
-import { PAGE, postState, type SocialWorld, socialWorld } from '../helpers/social.ts';
+import { PAGE, postState, type SocialWorld, schedule, settled, socialWorld } from '../helpers/social.ts';
 import { BROWSER_ZONE, loadedWidth, mediaHost, openPageInZone, realPng } from './social-helpers.ts';
 
 let w: SocialWorld;
@@ -157,6 +158,75 @@ describeBrowser('the social calendar', () => {
       await context.close();
     });
   }
+
+  test('published and failed posts show Meta’s link, figures and error, and offer no changes', async () => {
+    const published = await schedule(w, 'facebook', { message: 'Fresh bread today', inSeconds: 1 });
+    // Instagram takes no post without media: Meta's side of the publisher refuses it at once.
+    const failed = await schedule(w, 'instagram', { message: 'Words only', inSeconds: 1 });
+    const out = await settled(w, published.id);
+    const refused = await settled(w, failed.id);
+    expect([out.status, refused.status]).toEqual(['published', 'failed']);
+    const figures = async () =>
+      (
+        await w.svc.services.db.query('select 1 from public.social_post_metrics where post_id = $1', [
+          published.id,
+        ])
+      ).length;
+    await eventually(figures).toBeGreaterThan(0);
+
+    const { context, page } = await openPageInZone(browser, DESKTOP);
+    await signInToDashboard(w.svc, page, w.owner.user.email);
+    await page.goto(`${w.svc.url}/app/social?view=week`);
+    await shows(page.getByRole('link', { name: /Instagram · Failed Words only/ }));
+    await page.getByRole('link', { name: /Facebook · Published Fresh bread today/ }).click();
+    const permalink = page.getByRole('link', { name: 'See the post on Facebook' });
+    await shows(permalink);
+    expect(await permalink.getAttribute('href')).toBe(out.permalink);
+    await shows(page.getByText('Views'));
+    await shows(page.getByText(/can no longer be changed/));
+    expect(await page.getByRole('button', { name: /Edit|Delete|Cancel/ }).count()).toBe(0);
+    await expectCleanPage(page);
+
+    await page.getByRole('link', { name: 'Back to the calendar' }).click();
+    await page.getByRole('link', { name: /Instagram · Failed Words only/ }).click();
+    await shows(page.getByRole('heading', { name: 'Publishing failed' }));
+    await shows(page.getByText(String(refused.error?.message)));
+    expect(await page.getByRole('button', { name: /Edit|Delete|Cancel/ }).count()).toBe(0);
+    await expectCleanPage(page);
+    await context.close();
+  });
+
+  test('a draft is edited and scheduled; a delete refused once it is published says why', async () => {
+    const draft = await call(w.svc, 'POST', '/functions/v1/social-posts', {
+      token: w.owner.access_token,
+      body: { platform: 'facebook', account_id: w.facebook, message: 'First try' },
+    });
+    expect(draft.status).toBe(201);
+    const { context, page } = await openPageInZone(browser, PHONE, { expectedStatuses: [409] });
+    await signInToDashboard(w.svc, page, w.owner.user.email);
+    await page.goto(`${w.svc.url}/app/social/${draft.json.id}`);
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByLabel('Text').fill('Second try, soon');
+    // Soon enough to be published while the page is open.
+    const soon = new Date(Date.now() + 75_000);
+    const slot = format(new TZDate(soon.getTime(), BROWSER_ZONE), "yyyy-MM-dd'T'HH:mm");
+    await page.getByLabel('Publish at').fill(slot);
+    await page.getByRole('button', { name: 'Schedule' }).click();
+    await shows(page.getByRole('heading', { name: 'Post' }));
+    await shows(page.getByText('Second try, soon'));
+    await shows(page.getByRole('button', { name: 'Cancel schedule' }));
+    await expectCleanPage(page);
+
+    // The publisher moves on while the page still offers a delete: the service refuses it.
+    expect((await settled(w, draft.json.id, 120_000)).status).toBe('published');
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('button', { name: 'Delete post' }).click();
+    await shows(page.getByRole('alert').filter({ hasText: /published/i }));
+    await shows(page.getByText(/can no longer be changed/));
+    expect(await page.getByRole('button', { name: 'Delete', exact: true }).count()).toBe(0);
+    await expectCleanPage(page);
+    await context.close();
+  });
 
   test('a schedule in the past is refused in the service’s words and the form keeps its values', async () => {
     const { context, page } = await openPageInZone(browser, DESKTOP, { expectedStatuses: [400] });
