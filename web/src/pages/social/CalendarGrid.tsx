@@ -29,6 +29,7 @@ export function CalendarGrid({
           <span key={d}>{d}</span>
         ))}
       </div>
+      {posts.size === 0 && <p className="empty">Nothing is scheduled or published in this {view}.</p>}
       <ol className="days">
         {days.map((d) => {
           const key = dayKey(d);

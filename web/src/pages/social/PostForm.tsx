@@ -50,12 +50,6 @@ export function PostForm({
           </option>
         ))}
       </Select>
-      <Field
-        label="Publish at"
-        type="datetime-local"
-        hint={`Your time (${timeZone()}); needed to schedule`}
-        {...register('publish_at')}
-      />
       <TextArea label="Text" rows={4} {...register('message')} />
       <Field label="Link" type="url" placeholder="https://…" {...register('link')} />
       <Field
@@ -71,6 +65,12 @@ export function PostForm({
         rows={2}
         hint="One https address per line; the service downloads them"
         {...register('media_urls')}
+      />
+      <Field
+        label="Publish at"
+        type="datetime-local"
+        hint={`Your time (${timeZone()}); needed to schedule`}
+        {...register('publish_at')}
       />
       <ErrorNote error={error} />
       <div className="form-actions actions">
