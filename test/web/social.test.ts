@@ -243,6 +243,42 @@ describeBrowser('the social calendar', () => {
     await context.close();
   });
 
+  test('a service that cannot read back an upload says so, keeps the form and leaves no file', async () => {
+    // As `npm start` on plain http: no MEDIA_FETCH_ALLOW_HOSTS, so the service will not fetch
+    // from its own loopback address.
+    const local = await socialWorld({ RATE_LIMIT_STANDARD_PER_MINUTE: '5000' });
+    try {
+      const { context, page } = await openPageInZone(browser, DESKTOP, { expectedStatuses: [400] });
+      await signInToDashboard(local.svc, page, local.owner.user.email);
+      await page.goto(`${local.svc.url}/app/social/new`);
+      await page.getByLabel('Text').fill('Cake of the day');
+      await page.getByLabel('Images or videos').setInputFiles({
+        name: 'cake.png',
+        mimeType: 'image/png',
+        buffer: realPng(16, 16),
+      });
+      await page.getByRole('button', { name: 'Save draft' }).click();
+      await shows(page.getByRole('alert').filter({ hasText: /MEDIA_FETCH_ALLOW_HOSTS/ }));
+      expect(await page.getByLabel('Text').inputValue()).toBe('Cake of the day');
+      expect(
+        await page.getByLabel('Images or videos').evaluate((i: HTMLInputElement) => i.files?.length),
+      ).toBe(1);
+      const rows = await local.svc.services.db.query(
+        'select 1 from public.social_posts where organization_id = $1',
+        [local.org],
+      );
+      expect(rows).toEqual([]);
+      const folder = path.join(local.svc.dataDir, 'storage', 'objects', 'social-media', local.org);
+      await eventually(() => (existsSync(folder) ? readdirSync(folder, { recursive: true }) : [])).toEqual(
+        [],
+      );
+      await expectCleanPage(page);
+      await context.close();
+    } finally {
+      await local.stop();
+    }
+  });
+
   test('a free organization is told the calendar needs the starter plan', async () => {
     const { context, page } = await openPageInZone(browser, PHONE, { expectedStatuses: [403] });
     await signUpInDashboard(w.svc, page, 'Free bakery');
