@@ -269,9 +269,9 @@ describeBrowser('the social calendar', () => {
       );
       expect(rows).toEqual([]);
       const folder = path.join(local.svc.dataDir, 'storage', 'objects', 'social-media', local.org);
-      await eventually(() => (existsSync(folder) ? readdirSync(folder, { recursive: true }) : [])).toEqual(
-        [],
-      );
+      const files = async () =>
+        existsSync(folder) ? readdirSync(folder, { recursive: true }).map(String) : [];
+      await eventually(files).toEqual([]);
       await expectCleanPage(page);
       await context.close();
     } finally {
