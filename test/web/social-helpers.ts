@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { deflateSync } from 'node:zlib';
+import { TZDate } from '@date-fns/tz';
+import { addDays, format } from 'date-fns';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DESKTOP, openPage, type TestPage } from '../helpers/browser.ts';
 
@@ -82,3 +84,17 @@ export const loadedWidth = (page: Page, alt: RegExp) =>
     .getByRole('img', { name: alt })
     .first()
     .evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : 0));
+
+/** A day `days` ahead at hh:mm on the browser's wall clock, as the person types and sees it. */
+export function localSlot(days: number, hh: number, mm: number) {
+  const now = TZDate.tz(BROWSER_ZONE);
+  const day = addDays(new TZDate(now.getFullYear(), now.getMonth(), now.getDate(), BROWSER_ZONE), days);
+  const at = new TZDate(day.getFullYear(), day.getMonth(), day.getDate(), hh, mm, BROWSER_ZONE);
+  return {
+    input: format(at, "yyyy-MM-dd'T'HH:mm"),
+    day: format(at, 'yyyy-MM-dd'),
+    heading: format(at, 'EEEE d MMMM'),
+    long: format(at, "EEEE d MMMM yyyy 'at' HH:mm"),
+    utc: new Date(at.getTime()),
+  };
+}

@@ -9,7 +9,7 @@ import { drafts, PLATFORM_LABEL } from './post';
 const PAGE_SIZE = 10;
 
 /** Drafts have no date, so they wait beside the calendar until someone schedules them. */
-export function DraftsList({ hideError }: { hideError?: boolean }) {
+export function DraftsList() {
   const [page, setPage] = useState(0);
   const list = useQuery({
     queryKey: ['social', 'drafts', page],
@@ -19,7 +19,7 @@ export function DraftsList({ hideError }: { hideError?: boolean }) {
   return (
     <aside className="panel drafts" aria-labelledby="drafts-heading">
       <h2 id="drafts-heading">Drafts</h2>
-      {!hideError && <ErrorNote error={list.error} />}
+      <ErrorNote error={list.error} />
       {list.isPending ? (
         <Loading />
       ) : list.data?.data.length ? (
