@@ -72,6 +72,7 @@ describeBrowser('the social calendar', () => {
       const id = new URL(page.url()).pathname.split('/').pop() as string;
       expect((await postState(w, id)).scheduled_at?.toISOString()).toBe(slot.utc.toISOString());
       await shows(page.getByText(slot.long));
+      await shows(page.getByText('You', { exact: true }));
       await eventually(() => loadedWidth(page, /^Media 1/)).toBe(64);
       // The staged upload went into the post's own file: nothing is left in uploads/.
       expect(uploadsLeft()).toEqual([]);

@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { useClaims } from '../../lib/session';
 import { ErrorNote } from '../../ui/ErrorNote';
 import { PostMedia } from './PostMedia';
 import { type Account, accountLabel, latestMetrics, PLATFORM_LABEL, type Post, STATUS_LABEL } from './post';
@@ -23,14 +24,21 @@ const metricLabel = (name: string) => {
   return kind ? `${METRIC_LABEL[base] ?? base}: ${kind}` : (METRIC_LABEL[name] ?? name);
 };
 
-const author = (createdBy: string | null) =>
-  createdBy?.startsWith('agent:') ? 'An agent (MCP)' : createdBy?.startsWith('user:') ? 'A person' : '—';
+const author = (createdBy: string | null, me: string) =>
+  createdBy === `user:${me}`
+    ? 'You'
+    : createdBy?.startsWith('agent:')
+      ? 'An agent (MCP)'
+      : createdBy?.startsWith('user:')
+        ? 'Someone in the organization'
+        : '—';
 
 export function StatusBadge({ status }: { status: Post['status'] }) {
   return <span className={`badge status-${status}`}>{STATUS_LABEL[status]}</span>;
 }
 
 export function PostDetails({ post: p, accounts }: { post: Post; accounts: Account[] }) {
+  const me = useClaims().userId;
   const account = accounts.find((a) => a.id === p.account_id);
   const metrics = useQuery({
     queryKey: ['social', 'metrics', p.id],
@@ -58,7 +66,7 @@ export function PostDetails({ post: p, accounts }: { post: Post; accounts: Accou
               : 'Not scheduled'}
         </dd>
         <dt>Created by</dt>
-        <dd>{author(p.created_by)}</dd>
+        <dd>{author(p.created_by, me)}</dd>
         <dt>Link</dt>
         <dd>{p.link ? <a href={p.link}>{p.link}</a> : '—'}</dd>
       </dl>
