@@ -1,4 +1,7 @@
 import type { RouteObject } from 'react-router';
-import { Pending } from '../../ui/Pending';
 
-export const socialRoutes: RouteObject[] = [{ path: 'social', element: <Pending area="Social" /> }];
+export const socialRoutes: RouteObject[] = [
+  { path: 'social', lazy: async () => ({ Component: (await import('./CalendarPage')).CalendarPage }) },
+  { path: 'social/new', lazy: async () => ({ Component: (await import('./NewPostPage')).NewPostPage }) },
+  { path: 'social/:id', lazy: async () => ({ Component: (await import('./PostPage')).PostPage }) },
+];

@@ -1,0 +1,100 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { deflateSync } from 'node:zlib';
+import { TZDate } from '@date-fns/tz';
+import { addDays, format } from 'date-fns';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { DESKTOP, openPage, type TestPage } from '../helpers/browser.ts';
+
+// For test/web/social.test.ts. Candidates for test/helpers/browser.ts: a page whose browser lives
+// in a given time zone (openPage has no timezoneId), and a local host serving media files.
+
+/** Where the calendar's browser lives: not UTC, so a wrong zone would move posts. */
+export const BROWSER_ZONE = 'America/New_York';
+
+/**
+ * openPage, with the browser in `timezoneId` (Playwright's emulation: Intl, Date and the
+ * datetime-local input all follow it).
+ */
+export async function openPageInZone(
+  browser: Browser,
+  viewport = DESKTOP,
+  { timezoneId = BROWSER_ZONE, expectedStatuses = [] as number[] } = {},
+): Promise<{ context: BrowserContext; page: TestPage }> {
+  // openPage's listeners are what matter; its context is replaced by one with the zone set.
+  const original = browser.newContext.bind(browser);
+  const zoned = Object.create(browser) as Browser;
+  zoned.newContext = (options) => original({ ...options, timezoneId });
+  return openPage(zoned, viewport, { expectedStatuses });
+}
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+const crc32 = (bytes: Buffer) => {
+  let c = 0xffffffff;
+  for (const b of bytes) c = (CRC_TABLE[(c ^ b) & 0xff] as number) ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+};
+const chunk = (type: string, data: Buffer) => {
+  const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+  const out = Buffer.alloc(body.length + 8);
+  out.writeUInt32BE(data.length, 0);
+  body.copy(out, 4);
+  out.writeUInt32BE(crc32(body), body.length + 4);
+  return out;
+};
+
+/**
+ * A PNG a browser can decode (test/fakes/media/samples.ts makes files whose headers are right
+ * and whose pixels are not: enough for type detection, not for an <img> to load).
+ */
+export function realPng(width: number, height: number): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
+  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(width * 3, 0xc0)]);
+  const pixels = Buffer.concat(Array.from({ length: height }, () => row));
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(pixels)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** A local media host (allowed by MEDIA_FETCH_ALLOW_HOSTS) serving one PNG at /photo.png. */
+export async function mediaHost(): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+  const photo = realPng(80, 60);
+  const server = createServer((req, res) => {
+    if (req.url !== '/photo.png') return res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'image/png' }).end(photo);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/photo.png`;
+  return { server, url, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** The natural width of an <img> once it has loaded (0 while loading or broken). */
+export const loadedWidth = (page: Page, alt: RegExp) =>
+  page
+    .getByRole('img', { name: alt })
+    .first()
+    .evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : 0));
+
+/** A day `days` ahead at hh:mm on the browser's wall clock, as the person types and sees it. */
+export function localSlot(days: number, hh: number, mm: number) {
+  const now = TZDate.tz(BROWSER_ZONE);
+  const day = addDays(new TZDate(now.getFullYear(), now.getMonth(), now.getDate(), BROWSER_ZONE), days);
+  const at = new TZDate(day.getFullYear(), day.getMonth(), day.getDate(), hh, mm, BROWSER_ZONE);
+  return {
+    input: format(at, "yyyy-MM-dd'T'HH:mm"),
+    day: format(at, 'yyyy-MM-dd'),
+    heading: format(at, 'EEEE d MMMM'),
+    long: format(at, "EEEE d MMMM yyyy 'at' HH:mm"),
+    utc: new Date(at.getTime()),
+  };
+}

@@ -1,0 +1,100 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { ErrorNote } from '../../ui/ErrorNote';
+import { Loading, Page } from '../../ui/Page';
+import { CalendarGrid } from './CalendarGrid';
+import { DraftsList } from './DraftsList';
+import { calendarAt, calendarPosts, PLATFORM_LABEL, type Post, STATUS_LABEL, STATUSES } from './post';
+import { anchorOf, dayKey, step, timeZone, type View, viewRange, viewTitle } from './time';
+import './social.css';
+
+/** The social calendar: a month or a week of the person's zone, the view and day in the URL. */
+export function CalendarPage() {
+  const [params, setParams] = useSearchParams();
+  const view: View = params.get('view') === 'week' ? 'week' : 'month';
+  const anchor = anchorOf(params.get('day'));
+  const { days, from, to } = viewRange(view, anchor);
+  const tz = timeZone();
+  const calendar = useQuery({
+    queryKey: ['social', 'calendar', from, to, tz],
+    queryFn: () => calendarPosts(from, to, tz),
+    placeholderData: keepPreviousData,
+  });
+  const byDay = useMemo(() => {
+    const map = new Map<string, Post[]>();
+    for (const { day, post } of calendar.data ?? []) map.set(day, [...(map.get(day) ?? []), post]);
+    for (const list of map.values())
+      list.sort((a, b) => Date.parse(calendarAt(a) ?? '') - Date.parse(calendarAt(b) ?? ''));
+    return map;
+  }, [calendar.data]);
+  const go = (next: { view?: View; day?: string }) => {
+    const p = new URLSearchParams(params);
+    if (next.view) p.set('view', next.view);
+    if (next.day) p.set('day', next.day);
+    setParams(p, { replace: true });
+  };
+  // Free organizations are refused with plan_required (the calendar is a paid feature): that
+  // message is the page, and the drafts beside it would only repeat it.
+  const refused = calendar.error !== null && !calendar.data;
+
+  return (
+    <Page
+      title="Social calendar"
+      actions={
+        <Link className="button primary" to="/app/social/new">
+          New post
+        </Link>
+      }
+    >
+      <div className="calendar-bar">
+        <h2>{viewTitle(view, anchor)}</h2>
+        <div className="actions">
+          <button type="button" onClick={() => go({ day: dayKey(step(view, anchor, -1)) })}>
+            Previous
+          </button>
+          <button type="button" onClick={() => go({ day: dayKey(anchorOf(null)) })}>
+            Today
+          </button>
+          <button type="button" onClick={() => go({ day: dayKey(step(view, anchor, 1)) })}>
+            Next
+          </button>
+        </div>
+        <div className="actions">
+          <button type="button" aria-pressed={view === 'month'} onClick={() => go({ view: 'month' })}>
+            Month
+          </button>
+          <button type="button" aria-pressed={view === 'week'} onClick={() => go({ view: 'week' })}>
+            Week
+          </button>
+        </div>
+      </div>
+      <p className="hint">
+        Times in {tz}.{' '}
+        <span className="legend">
+          {STATUSES.map((s) => (
+            <span key={s} className={`badge status-${s}`}>
+              {STATUS_LABEL[s]}
+            </span>
+          ))}{' '}
+          {['facebook', 'instagram'].map((p) => (
+            <span key={p} className={`badge platform-${p}`}>
+              {PLATFORM_LABEL[p]}
+            </span>
+          ))}
+        </span>
+      </p>
+      <ErrorNote error={calendar.error} />
+      <div className="social-layout">
+        <section aria-label="Calendar">
+          {calendar.isPending ? (
+            <Loading />
+          ) : (
+            !refused && <CalendarGrid view={view} anchor={anchor} days={days} posts={byDay} />
+          )}
+        </section>
+        {!refused && <DraftsList />}
+      </div>
+    </Page>
+  );
+}

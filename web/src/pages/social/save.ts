@@ -1,0 +1,88 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useNavigate } from 'react-router';
+import { ApiError } from '../../lib/api';
+import { useClaims } from '../../lib/session';
+import type { Intent, PostInput } from './PostForm';
+import { type Account, createPost, type Post, type PostWrite, updatePost } from './post';
+import { isoToLocalInput, localInputToIso } from './time';
+import { stageFiles, unstage } from './uploads';
+
+// Saving a post from the form: files are staged in the bucket first (uploads.ts), then the post is
+// written through social-posts; the service's answer (a refusal included) is what the person sees.
+
+export const toForm = (p?: Post, accountId = ''): PostInput => ({
+  account_id: p?.account_id ?? accountId,
+  message: p?.message ?? '',
+  link: p?.link ?? '',
+  media_urls: '',
+  files: null,
+  publish_at: isoToLocalInput(p?.scheduled_at),
+});
+
+const lines = (s: string) =>
+  s
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+
+function when(v: PostInput, intent: Intent, before?: Post): string | undefined {
+  if (intent !== 'schedule') return undefined;
+  const at = localInputToIso(v.publish_at);
+  if (!at) throw new ApiError('Choose when to publish it (Publish at) to schedule the post');
+  // Re-sending an unchanged time would only restate it (and refuse a time that has just passed).
+  return before?.scheduled_at && Date.parse(before.scheduled_at) === Date.parse(at) ? undefined : at;
+}
+
+/**
+ * The service fetches an uploaded file back from its own signed URL. A service on plain http or
+ * a private address (a local `npm start`) refuses that unless its host is on
+ * MEDIA_FETCH_ALLOW_HOSTS: the refusal then says what to do, not only which URL failed.
+ */
+function explained(err: unknown, uploads: number): unknown {
+  if (!(err instanceof ApiError) || err.code !== 'validation_error') return err;
+  const issues = (err.details?.issues ?? []) as { path?: string }[];
+  const at = /^media_urls\.(\d+)$/.exec(issues[0]?.path ?? '');
+  if (!at || Number(at[1]) >= uploads) return err;
+  return new ApiError(
+    `${err.message}. The service could not read back the file you uploaded; if it runs on plain http or a private address, an operator adds its host to MEDIA_FETCH_ALLOW_HOSTS (or gives the file as an https URL).`,
+    err.status,
+    err.code,
+    err.details,
+  );
+}
+
+export function useSavePost(accounts: Account[], before?: Post) {
+  const claims = useClaims();
+  const navigate = useNavigate();
+  const queries = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ values, intent }: { values: PostInput; intent: Intent }) => {
+      const scheduled_at = when(values, intent, before);
+      const files = [...(values.files ?? [])];
+      const staged = await stageFiles(claims.organizationId ?? '', files);
+      try {
+        const media = [...staged.urls, ...lines(values.media_urls)];
+        const body: PostWrite = {
+          message: values.message.trim() || (before ? null : undefined),
+          link: values.link.trim() || (before ? null : undefined),
+          ...(media.length ? { media_urls: media } : {}),
+          ...(scheduled_at ? { scheduled_at } : {}),
+        };
+        if (!before) {
+          const account = accounts.find((a) => a.id === values.account_id);
+          if (!account) throw new ApiError('Choose the account the post goes out on');
+          return await createPost({ ...body, platform: account.provider, account_id: account.id });
+        }
+        return await updatePost(before.id, body);
+      } catch (err) {
+        throw explained(err, staged.urls.length);
+      } finally {
+        await unstage(staged);
+      }
+    },
+    onSuccess: async (post) => {
+      await queries.invalidateQueries({ queryKey: ['social'] });
+      navigate(`/app/social/${post.id}`);
+    },
+  });
+}
