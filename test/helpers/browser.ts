@@ -23,15 +23,16 @@ export type TestPage = Page & {
 
 /**
  * A fresh browser profile (its own storage, so its own session) at `viewport`. Responses the
- * test expects to fail (4xx the page shows as a message) are listed in `expectedStatuses`:
+ * test expects to fail (4xx the page shows as a message) are listed in `expectedStatuses`
+ * (`timezoneId`: the browser's zone, the machine's by default):
  * Chromium logs every failed fetch as a console error.
  */
 export async function openPage(
   browser: Browser,
   viewport = DESKTOP,
-  { expectedStatuses = [] as number[] } = {},
+  { expectedStatuses = [] as number[], timezoneId = undefined as string | undefined } = {},
 ): Promise<{ context: BrowserContext; page: TestPage }> {
-  const context = await browser.newContext({ viewport });
+  const context = await browser.newContext({ viewport, timezoneId });
   const page = (await context.newPage()) as TestPage;
   page.problems = [];
   const failed = new Set<string>();

@@ -21,11 +21,7 @@ export async function openPageInZone(
   viewport = DESKTOP,
   { timezoneId = BROWSER_ZONE, expectedStatuses = [] as number[] } = {},
 ): Promise<{ context: BrowserContext; page: TestPage }> {
-  // openPage's listeners are what matter; its context is replaced by one with the zone set.
-  const original = browser.newContext.bind(browser);
-  const zoned = Object.create(browser) as Browser;
-  zoned.newContext = (options) => original({ ...options, timezoneId });
-  return openPage(zoned, viewport, { expectedStatuses });
+  return openPage(browser, viewport, { expectedStatuses, timezoneId });
 }
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {

@@ -21,7 +21,7 @@ import {
 } from '../helpers/browser.ts';
 import { call } from '../helpers/http.ts';
 import { type SocialWorld, socialWorld } from '../helpers/social.ts';
-import { localSlot, openPageInZone, realPng } from './social-helpers.ts';
+import { loadedWidth, localSlot, openPageInZone, realPng } from './social-helpers.ts';
 
 let w: SocialWorld;
 let browser: Browser;
@@ -87,12 +87,12 @@ describeBrowser('the social calendar refuses', () => {
     await context.close();
   });
 
-  test('a service that cannot read back an upload says so, keeps the form and leaves no file', async () => {
-    // As `npm start` on plain http: no MEDIA_FETCH_ALLOW_HOSTS, so the service will not fetch
-    // from its own loopback address.
+  test('on a service as `npm start` runs it, an uploaded file is attached without any allow list', async () => {
+    // No MEDIA_FETCH_ALLOW_HOSTS: the service's own loopback address is no download source, so
+    // the upload must be read from the bucket itself (src/storage/own-object.ts).
     const local = await socialWorld({ RATE_LIMIT_STANDARD_PER_MINUTE: '5000' });
     try {
-      const { context, page } = await openPageInZone(browser, DESKTOP, { expectedStatuses: [400] });
+      const { context, page } = await openPageInZone(browser, DESKTOP);
       await signInToDashboard(local.svc, page, local.owner.user.email);
       await page.goto(`${local.svc.url}/app/social/new`);
       await page.getByLabel('Text').fill('Cake of the day');
@@ -102,20 +102,22 @@ describeBrowser('the social calendar refuses', () => {
         buffer: realPng(16, 16),
       });
       await page.getByRole('button', { name: 'Save draft' }).click();
-      await shows(page.getByRole('alert').filter({ hasText: /MEDIA_FETCH_ALLOW_HOSTS/ }));
-      expect(await page.getByLabel('Text').inputValue()).toBe('Cake of the day');
-      expect(
-        await page.getByLabel('Images or videos').evaluate((i: HTMLInputElement) => i.files?.length),
-      ).toBe(1);
-      const rows = await local.svc.services.db.query(
-        'select 1 from public.social_posts where organization_id = $1',
+      await eventually(() => loadedWidth(page, /^Media 1/)).toBe(16);
+      const [media] = await local.svc.services.db.query<{ storage_path: string }>(
+        'select storage_path from public.social_post_media where organization_id = $1',
         [local.org],
       );
-      expect(rows).toEqual([]);
-      const folder = path.join(local.svc.dataDir, 'storage', 'objects', 'social-media', local.org);
-      const files = async () =>
-        existsSync(folder) ? readdirSync(folder, { recursive: true }).map(String) : [];
-      await eventually(files).toEqual([]);
+      expect(media?.storage_path).toMatch(new RegExp(`^${local.org}/posts/`));
+      // The staged upload is gone; the post keeps its own copy.
+      const uploads = path.join(
+        local.svc.dataDir,
+        'storage',
+        'objects',
+        'social-media',
+        local.org,
+        'uploads',
+      );
+      await eventually(async () => (existsSync(uploads) ? readdirSync(uploads).length : 0)).toBe(0);
       await expectCleanPage(page);
       await context.close();
     } finally {

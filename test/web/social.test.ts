@@ -25,8 +25,7 @@ let media: Awaited<ReturnType<typeof mediaHost>>;
 beforeAll(async () => {
   requireBuiltDashboard();
   media = await mediaHost();
-  // 127.0.0.1 (any port): the local media host, and the service itself, whose signed URLs carry
-  // the files a person uploads to the post that needs them (web/src/pages/social/uploads.ts).
+  // 127.0.0.1 (any port): the local media host, which serves the media of the MCP-made post.
   // One owner runs every flow here within a minute or two, faster than a person could: the
   // per-minute limit (a matter of test/platform) is raised so it does not decide these tests.
   w = await socialWorld({ MEDIA_FETCH_ALLOW_HOSTS: '127.0.0.1', RATE_LIMIT_STANDARD_PER_MINUTE: '5000' });

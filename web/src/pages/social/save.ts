@@ -33,24 +33,6 @@ function when(v: PostInput, intent: Intent, before?: Post): string | undefined {
   return before?.scheduled_at && Date.parse(before.scheduled_at) === Date.parse(at) ? undefined : at;
 }
 
-/**
- * The service fetches an uploaded file back from its own signed URL. A service on plain http or
- * a private address (a local `npm start`) refuses that unless its host is on
- * MEDIA_FETCH_ALLOW_HOSTS: the refusal then says what to do, not only which URL failed.
- */
-function explained(err: unknown, uploads: number): unknown {
-  if (!(err instanceof ApiError) || err.code !== 'validation_error') return err;
-  const issues = (err.details?.issues ?? []) as { path?: string }[];
-  const at = /^media_urls\.(\d+)$/.exec(issues[0]?.path ?? '');
-  if (!at || Number(at[1]) >= uploads) return err;
-  return new ApiError(
-    `${err.message}. The service could not read back the file you uploaded; if it runs on plain http or a private address, an operator adds its host to MEDIA_FETCH_ALLOW_HOSTS (or gives the file as an https URL).`,
-    err.status,
-    err.code,
-    err.details,
-  );
-}
-
 export function useSavePost(accounts: Account[], before?: Post) {
   const claims = useClaims();
   const navigate = useNavigate();
@@ -74,8 +56,6 @@ export function useSavePost(accounts: Account[], before?: Post) {
           return await createPost({ ...body, platform: account.provider, account_id: account.id });
         }
         return await updatePost(before.id, body);
-      } catch (err) {
-        throw explained(err, staged.urls.length);
       } finally {
         await unstage(staged);
       }

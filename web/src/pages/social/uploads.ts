@@ -1,10 +1,10 @@
 import { ApiError, must } from '../../lib/api';
 import { supabase } from '../../lib/supabase';
 
-// Files from the computer reach a post the one way the service attaches media: as media_urls it
-// downloads (docs/social.md "Media"). Each file is uploaded into the organization's folder of the
-// social-media bucket, and a short-lived signed URL to it is handed over; the service copies the
-// file under <org>/posts/, so the upload is removed once the post is written (or refused).
+// Files from the computer reach a post as media_urls (docs/social.md "Media"): each is uploaded into
+// the organization's folder of the social-media bucket and its signed URL handed over. A URL of the
+// service's own bucket is copied from the store, not downloaded (src/storage/own-object.ts), into
+// the post's own file under <org>/posts/, so the upload is removed once the post is written (or refused).
 
 const bucket = () => supabase.storage.from('social-media');
 
@@ -20,7 +20,7 @@ export async function stageFiles(organizationId: string, files: File[]): Promise
       const up = await bucket().upload(path, file, { contentType: file.type || undefined });
       if (up.error) throw new ApiError(`${file.name}: ${up.error.message}`);
       staged.paths.push(path);
-      // Long enough for the service to fetch it, short enough to be useless afterwards.
+      // Short-lived: it only has to name the file for the write that follows.
       staged.urls.push(must(await bucket().createSignedUrl(path, 600)).signedUrl);
     }
     return staged;
