@@ -326,7 +326,7 @@ describe('listing', () => {
     ).toEqual([]);
   });
 
-  it('/rest/v1 reads conversations and messages of the caller’s tenant only, and writes nothing', async () => {
+  it('/rest/v1 reads conversations and messages of the caller’s tenant only, and writes nothing but triage', async () => {
     for (const table of ['conversations', 'messages']) {
       const mine = await call(svc, 'GET', `/rest/v1/${table}?select=id,organization_id`, {
         token: owner.access_token,
@@ -343,15 +343,16 @@ describe('listing', () => {
         token: owner.access_token,
         body: { status: 'open' },
       });
+      // Triage (a conversation's status and unread count) is test/conversations/triage.test.ts.
       const patch = await call(svc, 'PATCH', `/rest/v1/${table}?id=eq.${id}`, {
         token: owner.access_token,
-        body: { status: 'resolved' },
+        body: table === 'conversations' ? { channel: 'messenger' } : { status: 'read' },
       });
       const del = await call(svc, 'DELETE', `/rest/v1/${table}?id=eq.${id}`, { token: owner.access_token });
       for (const w of [post, patch, del]) expect(w.status).toBe(403);
     }
     const [still] = await svc.services.db.query<{ n: number }>(
-      'select count(*)::int as n from conversations where id = $1 and status = $2',
+      "select count(*)::int as n from conversations where id = $1 and status = $2 and channel = 'whatsapp'",
       [convA, 'open'],
     );
     expect(still?.n).toBe(1);

@@ -93,7 +93,7 @@ describe('grants', () => {
     ).toBe('42501');
   });
 
-  it('lets nobody write conversations or messages directly', async () => {
+  it('lets nobody write conversations or messages directly, but for triage (status, unread count)', async () => {
     expect(
       await sqlstate(
         as(
@@ -104,9 +104,10 @@ describe('grants', () => {
         ),
       ),
     ).toBe('42501');
-    expect(await sqlstate(as(fresh.db, a.owner.as, "update conversations set status = 'resolved'"))).toBe(
+    expect(await sqlstate(as(fresh.db, a.owner.as, "update conversations set channel = 'messenger'"))).toBe(
       '42501',
     );
+    expect(await sqlstate(as(fresh.db, a.owner.as, "update messages set status = 'read'"))).toBe('42501');
     expect(await sqlstate(as(fresh.db, a.owner.as, 'delete from messages'))).toBe('42501');
   });
 

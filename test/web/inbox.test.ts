@@ -159,7 +159,7 @@ describeBrowser('the inbox in the dashboard', () => {
       expect((await conversationRow(owner))?.unread_count).toBe(0);
       await page.getByRole('link', { name: 'All conversations' }).click();
       await shows(page.getByRole('link', { name: 'Sheena Nelson' }));
-      expect(await page.getByText(/\d+ unread/).count()).toBe(0);
+      await eventually(() => page.getByText(/\d+ unread/).count()).toBe(0);
       await expectCleanPage(page);
       await context.close();
     });
