@@ -55,6 +55,43 @@ export async function removeMember(deps: Pick<Deps, 'db'>, principal: Principal,
   });
 }
 
+/**
+ * A member's new role. Owners and admins change roles; only owners make or unmake owners, and the
+ * last owner stays one (app.guard_owners). Takes effect at the member's next request: their role
+ * is read from the roster each time, not from their token.
+ */
+export async function changeRole(
+  deps: Pick<Deps, 'db'>,
+  principal: Principal,
+  userId: string,
+  role: 'owner' | 'admin' | 'member',
+) {
+  return deps.db.asPrincipal(principal, async (tx) => {
+    await requireCurrentOrg(tx);
+    await requireOrgAdmin(tx, 'Only owners and admins may change roles');
+    // app.guard_owners refuses it anyway; asked first so the refusal says why.
+    const [me] = await tx.query<{ owner: boolean; target: string | null }>(
+      `select app.org_role() = 'owner' as owner,
+              (select role from public.organization_members
+                where organization_id = app.current_org_id() and user_id = $1) as target`,
+      [userId],
+    );
+    if (!me?.owner && (role === 'owner' || me?.target === 'owner'))
+      throw forbidden('Only an owner may make someone an owner or change an owner’s role');
+    const [member] = await tx.query<Member>(
+      `with changed as (
+         update public.organization_members set role = $2
+          where organization_id = app.current_org_id() and user_id = $1
+          returning user_id, role, created_at)
+       select c.user_id, d.email, c.role, c.created_at
+         from changed c join app.member_directory() d on d.user_id = c.user_id`,
+      [userId, role],
+    );
+    if (!member) throw notFound('member in this organization');
+    return member;
+  });
+}
+
 /** Requests that act in "the current organization" need one: a person may have none yet. */
 export async function requireCurrentOrg(tx: Queryable): Promise<string> {
   const [row] = await tx.query<{ id: string | null }>('select app.current_org_id() as id');

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { invitationMail, invite, roster, withdrawInvitation } from '../domain/invitations.ts';
-import { type Member, removeMember } from '../domain/organizations.ts';
+import { changeRole, type Member, removeMember } from '../domain/organizations.ts';
 import { requireUser } from '../platform/http/authenticate.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import { hitEach } from '../platform/rate-limit.ts';
@@ -56,6 +56,17 @@ const remove = createRoute({
   responses: { 204: { description: 'Removed' }, ...errorResponses(400, 401, 403, 404, 409) },
 });
 
+const change = createRoute({
+  method: 'patch',
+  path,
+  summary: 'Change a member’s role (owners and admins)',
+  description:
+    '`{user_id, role}`: only owners make or unmake owners (403), and the last owner stays one (409 `last_owner`). ' +
+    'The member’s new role applies from their next request.',
+  request: jsonBody(z.strictObject({ user_id: z.uuid(), role: z.enum(['owner', 'admin', 'member']) })),
+  responses: { 200: jsonResponse(MemberSchema, 'The member'), ...errorResponses(400, 401, 403, 404, 409) },
+});
+
 export function organizationMembers(s: Services) {
   const siteUrl = s.config.siteUrl ?? s.publicUrl;
   return newRouter()
@@ -84,6 +95,10 @@ export function organizationMembers(s: Services) {
       });
       s.mail.post(invitationMail(invited, siteUrl));
       return c.json(invitationJson(invited.invitation), 201);
+    })
+    .openapi(change, async (c) => {
+      const { user_id, role } = c.req.valid('json');
+      return c.json(memberJson(await changeRole(s, requireUser(c.get('principal')), user_id, role)), 200);
     })
     .openapi(remove, async (c) => {
       const principal = requireUser(c.get('principal'));

@@ -189,6 +189,47 @@ describe('organization-members', () => {
     expect(gone.status).toBe(404);
   });
 
+  it('changes roles: owners and admins, only owners touch owners, never the last owner, not across tenants', async () => {
+    const owner = await signUp(svc, 'Roles Co');
+    const admin = await signUp(svc);
+    const member = await signUp(svc);
+    const adminToken = await inviteAndAccept(svc, owner, admin, 'admin');
+    const memberToken = await inviteAndAccept(svc, owner, member, 'member');
+    const patch = (token: string, user_id: string, role: string) =>
+      call(svc, 'PATCH', fn('organization-members'), { token, body: { user_id, role } });
+    const roleOf = async (userId: string) =>
+      (
+        await svc.services.db.query<{ role: string }>(
+          'select role from organization_members where organization_id = $1 and user_id = $2',
+          [orgOf(owner), userId],
+        )
+      )[0]?.role;
+
+    const promoted = await patch(adminToken, member.user.id, 'admin');
+    expect(promoted.status).toBe(200);
+    expect(promoted.json).toMatchObject({ user_id: member.user.id, email: member.user.email, role: 'admin' });
+    // The new role is read at the member's next request, from the roster, not their token.
+    const invited = await call(svc, 'POST', fn('organization-members'), {
+      token: memberToken,
+      body: { email: uniqueEmail('by-new-admin'), role: 'member' },
+    });
+    expect(invited.status).toBe(201);
+
+    const byAdmin = await patch(adminToken, member.user.id, 'owner');
+    expect(byAdmin.status).toBe(403);
+    expect(byAdmin.json.message).toMatch(/Only an owner may make someone an owner/);
+    expect(await roleOf(member.user.id)).toBe('admin');
+    expect((await patch(memberToken, admin.user.id, 'member')).status).toBe(200);
+    expect((await patch(adminToken, member.user.id, 'member')).status).toBe(403); // no longer an admin
+    expect((await patch(owner.access_token, owner.user.id, 'admin')).json.error).toBe('last_owner');
+    expect(await roleOf(owner.user.id)).toBe('owner');
+
+    const stranger = await signUp(svc, 'Elsewhere');
+    expect((await patch(stranger.access_token, member.user.id, 'member')).status).toBe(404);
+    expect(await roleOf(member.user.id)).toBe('admin');
+    expect((await patch(owner.access_token, member.user.id, 'boss')).status).toBe(400);
+  });
+
   it('refuses callers with no organization and a DELETE naming neither or both ids', async () => {
     const owner = await signUp(svc, 'Lonely LLC');
     for (const body of [{}, { user_id: owner.user.id, invitation_id: owner.user.id }]) {

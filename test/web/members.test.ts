@@ -36,7 +36,7 @@ afterAll(async () => {
 async function inviteFromDashboard(page: TestPage, email: string, role: string) {
   await goTo(page, 'Members');
   await page.getByLabel('Email to invite').fill(email);
-  await page.getByLabel('Role').selectOption(role);
+  await page.getByLabel('Role', { exact: true }).selectOption(role);
   await page.getByRole('button', { name: 'Send invitation' }).click();
   await shows(page.getByRole('status').filter({ hasText: `Invitation sent to ${email}` }));
   await shows(page.getByRole('cell', { name: email }));
@@ -91,7 +91,17 @@ describeBrowser('members in the dashboard', () => {
       expect(await member.page.getByRole('button', { name: /^Remove / }).count()).toBe(0);
       await expectCleanPage(member.page);
 
+      // The owner makes them an admin.
       await owner.page.reload();
+      await owner.page.getByRole('combobox', { name: `Role of ${invitee.user.email}` }).selectOption('admin');
+      await eventually(() =>
+        owner.page.getByRole('combobox', { name: `Role of ${invitee.user.email}` }).inputValue(),
+      ).toBe('admin');
+      const [row] = await svc.services.db.query<{ role: string }>(
+        'select role from organization_members where user_id = $1',
+        [invitee.user.id],
+      );
+      expect(row?.role).toBe('admin');
       await owner.page.getByRole('button', { name: `Remove ${invitee.user.email}` }).click();
       await owner.page.getByRole('button', { name: 'Yes, remove' }).click();
       await eventually(() => owner.page.getByRole('cell', { name: invitee.user.email }).count()).toBe(0);

@@ -13,6 +13,7 @@ import { ConfirmButton } from './Confirm';
 import { InviteForm } from './InviteForm';
 import { PAGE_SIZE } from './list';
 import { type Member, type OrgInvitation, removeMember, roster, withdrawInvitation } from './members';
+import { RolePicker } from './RolePicker';
 
 /** One removal or withdrawal, with its own error beside its button. */
 function RemoveButton(props: {
@@ -55,7 +56,11 @@ export function MembersPage() {
         header: 'Email',
         cell: (c) => (c.row.original.user_id === claims.userId ? `${c.getValue()} (you)` : c.getValue()),
       }),
-      memberCol.accessor('role', { header: 'Role' }),
+      memberCol.accessor('role', {
+        header: 'Role',
+        cell: (c) =>
+          manager ? <RolePicker member={c.row.original} isOwner={claims.role === 'owner'} /> : c.getValue(),
+      }),
       memberCol.accessor('created_at', { header: 'Joined', cell: (c) => date(c.getValue()) }),
     ];
     if (!manager) return cols;
@@ -75,7 +80,7 @@ export function MembersPage() {
         ),
       }),
     ];
-  }, [manager, claims.userId]);
+  }, [manager, claims.userId, claims.role]);
   const inviteColumns = [
     inviteCol.accessor('email', { header: 'Email' }),
     inviteCol.accessor('role', { header: 'Role' }),
@@ -106,7 +111,7 @@ export function MembersPage() {
           <InviteForm isOwner={claims.role === 'owner'} />
         </section>
       ) : (
-        <p className="hint">Owners and admins invite and remove members.</p>
+        <p className="hint">Owners and admins invite members, change roles and remove members.</p>
       )}
       <ErrorNote error={list.error} />
       {list.isPending ? (
@@ -117,9 +122,6 @@ export function MembersPage() {
             <h2 id="roster-heading">People</h2>
             <DataTable rows={list.data?.data ?? []} columns={memberColumns} caption="Members" />
             <Pager page={page} pageSize={PAGE_SIZE} total={list.data?.pagination.total} onPage={setPage} />
-            <p className="hint">
-              To change someone’s role, remove them and invite them again with the new role.
-            </p>
           </section>
           {manager && (
             <section aria-labelledby="pending-heading">

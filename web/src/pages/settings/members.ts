@@ -20,6 +20,9 @@ export const roster = (page: number) => invoke<Roster>('organization-members', {
 export const inviteMember = (f: { email: string; role: Role }) =>
   invoke<OrgInvitation>('organization-members', { body: { email: f.email.trim(), role: f.role } });
 
+export const changeRole = (user_id: string, role: Role) =>
+  invoke<Member>('organization-members', { method: 'PATCH', body: { user_id, role } });
+
 export const removeMember = (user_id: string) =>
   invoke('organization-members', { method: 'DELETE', body: { user_id } });
 
