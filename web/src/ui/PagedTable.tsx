@@ -7,12 +7,17 @@ import { Pager } from './Pager';
 /** A list query's states as every list page shows them: its error, loading, the table and its pages. */
 export function PagedTable<T>({
   query,
+  rows,
+  total,
   page,
   pageSize,
   onPage,
   ...table
 }: {
-  query: { isPending: boolean; error: unknown; data?: { rows: T[]; total?: number | null } };
+  query: { isPending: boolean; error: unknown };
+  /** This page's rows, and how many there are in all (when the service says). */
+  rows: T[] | undefined;
+  total: number | null | undefined;
   page: number;
   pageSize: number;
   onPage(page: number): void;
@@ -28,8 +33,8 @@ export function PagedTable<T>({
         <Loading />
       ) : (
         <>
-          <DataTable rows={query.data?.rows ?? []} {...table} />
-          <Pager page={page} pageSize={pageSize} total={query.data?.total} onPage={onPage} />
+          <DataTable rows={rows ?? []} {...table} />
+          <Pager page={page} pageSize={pageSize} total={total} onPage={onPage} />
         </>
       )}
     </>

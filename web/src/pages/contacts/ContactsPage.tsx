@@ -99,6 +99,8 @@ export function ContactsPage() {
       </search>
       <PagedTable
         query={list}
+        rows={list.data?.rows}
+        total={list.data?.total}
         columns={columns}
         caption="Contacts"
         empty="No contacts match"

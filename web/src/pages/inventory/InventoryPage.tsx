@@ -122,6 +122,8 @@ export function InventoryPage() {
       </search>
       <PagedTable
         query={list}
+        rows={list.data?.rows}
+        total={list.data?.total}
         columns={columns}
         caption={`Inventory: ${VIEWS[view].label}`}
         empty={VIEWS[view].empty}

@@ -92,6 +92,8 @@ export function OrdersPage() {
       </search>
       <PagedTable
         query={list}
+        rows={list.data?.rows}
+        total={list.data?.total}
         columns={columns}
         caption="Orders"
         empty="No orders match"

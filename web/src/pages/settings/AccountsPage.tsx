@@ -4,10 +4,9 @@ import { createColumnHelper } from '@tanstack/react-table';
 import { useState } from 'react';
 import { invoke } from '../../lib/api';
 import { date } from '../../lib/format';
-import { DataTable } from '../../ui/DataTable';
 import { ErrorNote } from '../../ui/ErrorNote';
-import { Loading, Page } from '../../ui/Page';
-import { Pager } from '../../ui/Pager';
+import { Page } from '../../ui/Page';
+import { PagedTable } from '../../ui/PagedTable';
 import { ConfirmButton } from './Confirm';
 import { ConnectAccountForm } from './ConnectAccountForm';
 import { type ListEnvelope, PAGE_SIZE, pageQuery } from './list';
@@ -90,20 +89,17 @@ function ConnectedAccounts() {
       </section>
       <section aria-labelledby="accounts-heading">
         <h2 id="accounts-heading">Accounts</h2>
-        <ErrorNote error={list.error} />
-        {list.isPending ? (
-          <Loading />
-        ) : (
-          <>
-            <DataTable
-              rows={list.data?.data ?? []}
-              columns={columns}
-              caption="Connected accounts"
-              empty="No accounts connected yet"
-            />
-            <Pager page={page} pageSize={PAGE_SIZE} total={list.data?.pagination.total} onPage={setPage} />
-          </>
-        )}
+        <PagedTable
+          query={list}
+          rows={list.data?.data}
+          total={list.data?.pagination.total}
+          columns={columns}
+          caption="Connected accounts"
+          empty="No accounts connected yet"
+          page={page}
+          pageSize={PAGE_SIZE}
+          onPage={setPage}
+        />
       </section>
     </Page>
   );

@@ -4,10 +4,8 @@ import { useState } from 'react';
 import { must } from '../../lib/api';
 import { ago, date } from '../../lib/format';
 import { supabase } from '../../lib/supabase';
-import { DataTable } from '../../ui/DataTable';
 import { ErrorNote } from '../../ui/ErrorNote';
-import { Loading } from '../../ui/Page';
-import { Pager } from '../../ui/Pager';
+import { PagedTable } from '../../ui/PagedTable';
 import { ConfirmButton } from './Confirm';
 import { type ApiKey, KEYS_PAGE, listKeys } from './keys';
 
@@ -71,20 +69,17 @@ export function KeyList() {
   return (
     <section aria-labelledby="keys-heading">
       <h2 id="keys-heading">Keys</h2>
-      <ErrorNote error={list.error} />
-      {list.isPending ? (
-        <Loading />
-      ) : (
-        <>
-          <DataTable
-            rows={list.data?.data ?? []}
-            columns={columns}
-            caption="Agent API keys"
-            empty="No keys yet"
-          />
-          <Pager page={page} pageSize={KEYS_PAGE} total={list.data?.pagination.total} onPage={setPage} />
-        </>
-      )}
+      <PagedTable
+        query={list}
+        rows={list.data?.data}
+        total={list.data?.pagination.total}
+        columns={columns}
+        caption="Agent API keys"
+        empty="No keys yet"
+        page={page}
+        pageSize={KEYS_PAGE}
+        onPage={setPage}
+      />
     </section>
   );
 }
