@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
-import { CHROMIUM } from './chromium.ts';
-import { type TestService, uniqueEmail } from './service.ts';
+import { CHROMIUM, launchBrowser as launchChromium } from './chromium.ts';
+import { startTestService, type TestService, uniqueEmail } from './service.ts';
 
 export { launchBrowser } from './chromium.ts';
 
@@ -133,4 +133,22 @@ export async function goTo(page: TestPage, area: string) {
   const toggle = page.getByRole('button', { name: 'Menu' });
   if (await toggle.isVisible()) await toggle.click();
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: area, exact: true }).click();
+}
+
+/**
+ * What a browser test file starts with: the built dashboard's service (with `env`) and a Chromium;
+ * `stop` closes both.
+ */
+export async function startDashboard(env: Record<string, string> = {}) {
+  requireBuiltDashboard();
+  const svc = await startTestService(env);
+  const browser = await launchChromium();
+  return {
+    svc,
+    browser,
+    async stop() {
+      await browser.close();
+      await svc.stop();
+    },
+  };
 }

@@ -3,18 +3,17 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import {
   DESKTOP,
   describeBrowser,
-  launchBrowser,
   openPage,
   PHONE,
-  requireBuiltDashboard,
   seriousViolations,
   shows,
   signInToDashboard,
+  startDashboard,
 } from '../helpers/browser.ts';
 import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
 import { setPlan } from '../helpers/mcp.ts';
 import { connect } from '../helpers/send.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
 import { createOrderOverApi, insertRows } from './orders-helpers.ts';
 
 // Every page of the dashboard, with data on it, at desktop and phone width: axe-core finds no
@@ -23,16 +22,15 @@ import { createOrderOverApi, insertRows } from './orders-helpers.ts';
 
 let svc: TestService;
 let browser: Browser;
+let stop: () => Promise<void>;
 let owner: Session;
 const paths: [page: string, path: string, heading: string, text: string][] = [];
 
 beforeAll(async () => {
-  requireBuiltDashboard();
-  svc = await startTestService({
+  ({ svc, browser, stop } = await startDashboard({
     INTERNAL_WEBHOOK_TOKEN: 'a11y-token',
     RATE_LIMIT_STANDARD_PER_MINUTE: '5000',
-  });
-  browser = await launchBrowser();
+  }));
   owner = await signUp(svc, 'Every page shop');
   await setPlan(svc, owner, 'starter');
   const [contact] = await insertRows(svc, owner, 'contacts', {
@@ -106,10 +104,7 @@ beforeAll(async () => {
     ['your account', '/app/account', 'Your account', 'Change your password'],
   );
 });
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
-});
+afterAll(() => stop?.());
 
 describeBrowser('every page of the dashboard', () => {
   for (const [label, viewport] of [

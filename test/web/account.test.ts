@@ -6,30 +6,25 @@ import {
   expectCleanPage,
   goTo,
   inOrganization,
-  launchBrowser,
   openPage,
   PHONE,
-  requireBuiltDashboard,
   shows,
   signInToDashboard,
   signUpInDashboard,
+  startDashboard,
 } from '../helpers/browser.ts';
 import { call, signIn, signUp } from '../helpers/http.ts';
 import { lastMailTo } from '../helpers/outbox.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
 
 let svc: TestService;
 let browser: Browser;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  requireBuiltDashboard();
-  svc = await startTestService();
-  browser = await launchBrowser();
+  ({ svc, browser, stop } = await startDashboard());
 });
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
-});
+afterAll(() => stop?.());
 
 describeBrowser('your account', () => {
   for (const [label, viewport] of [

@@ -5,27 +5,22 @@ import {
   describeBrowser,
   expectCleanPage,
   goTo,
-  launchBrowser,
   openPage,
   PHONE,
-  requireBuiltDashboard,
   shows,
   signUpInDashboard,
+  startDashboard,
 } from '../helpers/browser.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
 
 let svc: TestService;
 let browser: Browser;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  requireBuiltDashboard();
-  svc = await startTestService();
-  browser = await launchBrowser();
+  ({ svc, browser, stop } = await startDashboard());
 });
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
-});
+afterAll(() => stop?.());
 
 describeBrowser('contacts in the dashboard', () => {
   for (const [label, viewport] of [

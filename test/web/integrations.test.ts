@@ -9,30 +9,25 @@ import {
   eventually,
   expectCleanPage,
   goTo,
-  launchBrowser,
   openPage,
   PHONE,
-  requireBuiltDashboard,
   shows,
   signInToDashboard,
+  startDashboard,
   type TestPage,
 } from '../helpers/browser.ts';
 import { inviteAndAccept, orgOf, signUp } from '../helpers/http.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
 import { deliver, fixture, META_ENV, processPending } from '../webhooks/meta.ts';
 
 let svc: TestService;
 let browser: Browser;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  requireBuiltDashboard();
-  svc = await startTestService({ ...META_ENV });
-  browser = await launchBrowser();
+  ({ svc, browser, stop } = await startDashboard({ ...META_ENV }));
 });
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
-});
+afterAll(() => stop?.());
 
 const SECRET_TOKEN = 'EAAG-secret-token-never-shown';
 

@@ -5,31 +5,26 @@ import {
   describeBrowser,
   expectCleanPage,
   goTo,
-  launchBrowser,
   openPage,
   PHONE,
-  requireBuiltDashboard,
   shows,
   signInToDashboard,
   signUpInDashboard,
+  startDashboard,
   type TestPage,
 } from '../helpers/browser.ts';
 import { call, inviteAndAccept, signUp } from '../helpers/http.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
 import { apiSession, createOrderOverApi, insertRows } from './orders-helpers.ts';
 
 let svc: TestService;
 let browser: Browser;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  requireBuiltDashboard();
-  svc = await startTestService();
-  browser = await launchBrowser();
+  ({ svc, browser, stop } = await startDashboard());
 });
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
-});
+afterAll(() => stop?.());
 
 const view = (page: TestPage, name: string) =>
   page.getByRole('navigation', { name: 'Inventory views' }).getByRole('link', { name }).click();

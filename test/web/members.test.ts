@@ -7,30 +7,25 @@ import {
   expectCleanPage,
   goTo,
   inOrganization,
-  launchBrowser,
   openPage,
   PHONE,
-  requireBuiltDashboard,
   shows,
   signUpInDashboard,
+  startDashboard,
   type TestPage,
 } from '../helpers/browser.ts';
 import { signUp } from '../helpers/http.ts';
 import { lastMailTo } from '../helpers/outbox.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
 
 let svc: TestService;
 let browser: Browser;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  requireBuiltDashboard();
-  svc = await startTestService();
-  browser = await launchBrowser();
+  ({ svc, browser, stop } = await startDashboard());
 });
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
-});
+afterAll(() => stop?.());
 
 /** The owner invites `email` from the Members page, as a person would. */
 async function inviteFromDashboard(page: TestPage, email: string, role: string) {
@@ -94,14 +89,18 @@ describeBrowser('members in the dashboard', () => {
       // The owner makes them an admin.
       await owner.page.reload();
       await owner.page.getByRole('combobox', { name: `Role of ${invitee.user.email}` }).selectOption('admin');
-      await eventually(() =>
-        owner.page.getByRole('combobox', { name: `Role of ${invitee.user.email}` }).inputValue(),
+      // The picker shows the new role while the change is under way: wait for the roster itself.
+      const roleNow = async () =>
+        (
+          await svc.services.db.query<{ role: string }>(
+            'select role from organization_members where user_id = $1',
+            [invitee.user.id],
+          )
+        )[0]?.role;
+      await eventually(roleNow).toBe('admin');
+      expect(
+        await owner.page.getByRole('combobox', { name: `Role of ${invitee.user.email}` }).inputValue(),
       ).toBe('admin');
-      const [row] = await svc.services.db.query<{ role: string }>(
-        'select role from organization_members where user_id = $1',
-        [invitee.user.id],
-      );
-      expect(row?.role).toBe('admin');
       await owner.page.getByRole('button', { name: `Remove ${invitee.user.email}` }).click();
       await owner.page.getByRole('button', { name: 'Yes, remove' }).click();
       await eventually(() => owner.page.getByRole('cell', { name: invitee.user.email }).count()).toBe(0);

@@ -6,31 +6,26 @@ import {
   eventually,
   expectCleanPage,
   goTo,
-  launchBrowser,
   openPage,
   PHONE,
-  requireBuiltDashboard,
   shows,
   signInToDashboard,
   signUpInDashboard,
+  startDashboard,
   type TestPage,
 } from '../helpers/browser.ts';
 import { call, inviteAndAccept, signUp } from '../helpers/http.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
 import { apiSession, createOrderOverApi, insertRows, movesShown } from './orders-helpers.ts';
 
 let svc: TestService;
 let browser: Browser;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  requireBuiltDashboard();
-  svc = await startTestService();
-  browser = await launchBrowser();
+  ({ svc, browser, stop } = await startDashboard());
 });
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
-});
+afterAll(() => stop?.());
 
 /** Fills the create-order form's shipping part. */
 async function fillShipping(page: TestPage) {

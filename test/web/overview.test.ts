@@ -5,28 +5,23 @@ import {
   describeBrowser,
   eventually,
   expectCleanPage,
-  launchBrowser,
   openPage,
   PHONE,
-  requireBuiltDashboard,
   shows,
   signInToDashboard,
+  startDashboard,
 } from '../helpers/browser.ts';
 import { call, inviteAndAccept, orgOf, signUp } from '../helpers/http.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
 
 let svc: TestService;
 let browser: Browser;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  requireBuiltDashboard();
-  svc = await startTestService();
-  browser = await launchBrowser();
+  ({ svc, browser, stop } = await startDashboard());
 });
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
-});
+afterAll(() => stop?.());
 
 /** An organization with 40 of the free plan's 50 contacts and one order, seeded over the API. */
 async function busyOrganization(name: string) {

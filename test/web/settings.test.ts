@@ -6,28 +6,23 @@ import {
   eventually,
   expectCleanPage,
   goTo,
-  launchBrowser,
   openPage,
   PHONE,
-  requireBuiltDashboard,
   shows,
   signUpInDashboard,
+  startDashboard,
 } from '../helpers/browser.ts';
 import { call } from '../helpers/http.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
 
 let svc: TestService;
 let browser: Browser;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  requireBuiltDashboard();
-  svc = await startTestService();
-  browser = await launchBrowser();
+  ({ svc, browser, stop } = await startDashboard());
 });
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
-});
+afterAll(() => stop?.());
 
 const exchange = (apiKey: string) =>
   call(svc, 'POST', '/functions/v1/agent-auth', { body: { api_key: apiKey } });

@@ -18,3 +18,9 @@ export function useUrlFilters() {
     },
   };
 }
+
+/** The first and last row (inclusive, as `.range()` takes them) of a 0-based page. */
+export const rowRange = (page: number, size: number): [number, number] => [
+  page * size,
+  page * size + size - 1,
+];

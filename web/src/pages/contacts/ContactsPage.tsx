@@ -1,15 +1,16 @@
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link } from 'react-router';
 import { must } from '../../lib/api';
 import { date, personName } from '../../lib/format';
+import { useInsertAndOpen } from '../../lib/insert-and-open';
 import { supabase } from '../../lib/supabase';
-import { useUrlFilters } from '../../lib/url-filters';
+import { rowRange, useUrlFilters } from '../../lib/url-filters';
 import { Page } from '../../ui/Page';
 import { PagedTable } from '../../ui/PagedTable';
 import { ContactForm } from './ContactForm';
-import { CONTACT_COLUMNS, type Contact, type ContactInput, toForm, toRow } from './contact';
+import { CONTACT_COLUMNS, type Contact, toForm, toRow } from './contact';
 
 const PAGE_SIZE = 25;
 const col = createColumnHelper<Contact>();
@@ -34,8 +35,6 @@ export function ContactsPage() {
   const tag = filters.get('tag');
   const page = filters.page;
   const [adding, setAdding] = useState(false);
-  const navigate = useNavigate();
-  const queries = useQueryClient();
 
   const list = useQuery({
     queryKey: ['contacts', { search, tag, page }],
@@ -51,20 +50,11 @@ export function ContactsPage() {
         );
       }
       if (tag) q = q.contains('tags', [tag]);
-      const res = await q
-        .order('created_at', { ascending: false })
-        .range(page * PAGE_SIZE, page * PAGE_SIZE + PAGE_SIZE - 1);
+      const res = await q.order('created_at', { ascending: false }).range(...rowRange(page, PAGE_SIZE));
       return { rows: must(res) as Contact[], total: res.count };
     },
   });
-  const create = useMutation({
-    mutationFn: async (f: ContactInput) =>
-      must(await supabase.from('contacts').insert(toRow(f)).select('id').single()) as { id: string },
-    onSuccess: async ({ id }) => {
-      await queries.invalidateQueries({ queryKey: ['contacts'] });
-      navigate(`/app/contacts/${id}`);
-    },
-  });
+  const create = useInsertAndOpen('contacts', toRow, 'contacts', '/app/contacts');
   const { set } = filters;
 
   return (

@@ -4,6 +4,7 @@ import { invoke } from '../../lib/api';
 import { ago, dateTime } from '../../lib/format';
 import { useUrlFilters } from '../../lib/url-filters';
 import { ErrorNote } from '../../ui/ErrorNote';
+import { FilterSelect } from '../../ui/FilterSelect';
 import { Loading, Page } from '../../ui/Page';
 import { Pager } from '../../ui/Pager';
 import { CHANNEL_LABEL, CHANNELS, type Conversation, type Envelope, POLL, STATUSES } from './inbox';
@@ -39,28 +40,21 @@ export function InboxPage() {
   return (
     <Page title="Inbox">
       <search className="filters">
-        <label>
-          Channel
-          <select value={channel} onChange={(e) => set('channel', e.target.value)}>
-            <option value="">All channels</option>
-            {CHANNELS.map((c) => (
-              <option key={c} value={c}>
-                {CHANNEL_LABEL[c]}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Status
-          <select value={status} onChange={(e) => set('status', e.target.value)}>
-            <option value="">Any status</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
+        <FilterSelect
+          label="Channel"
+          value={channel}
+          allLabel="All channels"
+          options={CHANNELS}
+          labelOf={(c) => CHANNEL_LABEL[c as keyof typeof CHANNEL_LABEL]}
+          onChange={(v) => set('channel', v)}
+        />
+        <FilterSelect
+          label="Status"
+          value={status}
+          allLabel="Any status"
+          options={STATUSES}
+          onChange={(v) => set('status', v)}
+        />
         <label className="inbox-check">
           <input
             type="checkbox"

@@ -1,15 +1,16 @@
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link } from 'react-router';
 import { must } from '../../lib/api';
 import { money } from '../../lib/format';
+import { useInsertAndOpen } from '../../lib/insert-and-open';
 import { supabase } from '../../lib/supabase';
-import { useUrlFilters } from '../../lib/url-filters';
+import { rowRange, useUrlFilters } from '../../lib/url-filters';
 import { Page } from '../../ui/Page';
 import { PagedTable } from '../../ui/PagedTable';
 import { ItemForm } from './ItemForm';
-import { ITEM_COLUMNS, type Item, type ItemInput, stockOf, toForm, toRow } from './item';
+import { ITEM_COLUMNS, type Item, stockOf, toForm, toRow } from './item';
 import { ItemBadges } from './StockCells';
 import '../orders/orders.css';
 
@@ -51,8 +52,6 @@ export function InventoryPage() {
   const view: View = (filters.get('view') as View) in VIEWS ? (filters.get('view') as View) : 'active';
   const page = filters.page;
   const [adding, setAdding] = useState(false);
-  const navigate = useNavigate();
-  const queries = useQueryClient();
 
   const list = useQuery({
     queryKey: ['inventory', { search, view, page }],
@@ -67,18 +66,11 @@ export function InventoryPage() {
       const res = await q
         .order('created_at', { ascending: false })
         .order('id', { ascending: false })
-        .range(page * PAGE_SIZE, page * PAGE_SIZE + PAGE_SIZE - 1);
+        .range(...rowRange(page, PAGE_SIZE));
       return { rows: must(res) as Item[], total: res.count };
     },
   });
-  const create = useMutation({
-    mutationFn: async (f: ItemInput) =>
-      must(await supabase.from('inventory_items').insert(toRow(f)).select('id').single()) as { id: string },
-    onSuccess: async ({ id }) => {
-      await queries.invalidateQueries({ queryKey: ['inventory'] });
-      navigate(`/app/inventory/${id}`);
-    },
-  });
+  const create = useInsertAndOpen('inventory_items', toRow, 'inventory', '/app/inventory');
   const { set } = filters;
 
   return (

@@ -4,7 +4,8 @@ import { Link } from 'react-router';
 import { must } from '../../lib/api';
 import { dateTime, money, personName } from '../../lib/format';
 import { supabase } from '../../lib/supabase';
-import { useUrlFilters } from '../../lib/url-filters';
+import { rowRange, useUrlFilters } from '../../lib/url-filters';
+import { FilterSelect } from '../../ui/FilterSelect';
 import { Page } from '../../ui/Page';
 import { PagedTable } from '../../ui/PagedTable';
 import { ORDER_STATUSES, statusLabel } from './lifecycle';
@@ -58,7 +59,7 @@ export function OrdersPage() {
       const res = await q
         .order('created_at', { ascending: false })
         .order('id', { ascending: false })
-        .range(page * PAGE_SIZE, page * PAGE_SIZE + PAGE_SIZE - 1);
+        .range(...rowRange(page, PAGE_SIZE));
       return { rows: must(res) as unknown as Row[], total: res.count };
     },
   });
@@ -78,17 +79,14 @@ export function OrdersPage() {
           Order number
           <input type="search" defaultValue={search} onChange={(e) => set('q', e.target.value)} />
         </label>
-        <label>
-          Status
-          <select value={status} onChange={(e) => set('status', e.target.value)}>
-            <option value="">All statuses</option>
-            {ORDER_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {statusLabel(s)}
-              </option>
-            ))}
-          </select>
-        </label>
+        <FilterSelect
+          label="Status"
+          value={status}
+          allLabel="All statuses"
+          options={ORDER_STATUSES}
+          labelOf={statusLabel}
+          onChange={(v) => set('status', v)}
+        />
       </search>
       <PagedTable
         query={list}

@@ -8,6 +8,7 @@ import { useClaims } from '../../lib/session';
 import { useUrlFilters } from '../../lib/url-filters';
 import { DataTable } from '../../ui/DataTable';
 import { ErrorNote } from '../../ui/ErrorNote';
+import { FilterSelect } from '../../ui/FilterSelect';
 import { Loading, Page } from '../../ui/Page';
 import { Pager } from '../../ui/Pager';
 import { type ListEnvelope, PAGE_SIZE, pageQuery } from './list';
@@ -76,17 +77,13 @@ function WebhookDeliveries() {
   return (
     <Page title="Webhook deliveries">
       <search className="filters">
-        <label>
-          Status
-          <select value={status} onChange={(e) => set('status', e.target.value)}>
-            <option value="">Any status</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
+        <FilterSelect
+          label="Status"
+          value={status}
+          allLabel="Any status"
+          options={STATUSES}
+          onChange={(v) => set('status', v)}
+        />
       </search>
       {replay.isSuccess && (
         <p role="status">
