@@ -30,7 +30,10 @@ const WA_ID = '16315551181';
 const WAMID = 'wamid.KILLED_WORKER_ID';
 const ENV = {
   ...META_ENV,
-  WEBHOOK_LEASE_SECONDS: '2',
+  // Longer than the restarted worker takes to start, so its first supervise pass finds the lease
+  // still running and only a later pass can return the job: pg-boss expires leases in its monitor
+  // pass, which ran once a minute whatever WORKER_SUPERVISE_SECONDS said (src/platform/queue).
+  WEBHOOK_LEASE_SECONDS: '5',
   WEBHOOK_RETRY_BACKOFF_SECONDS: '1',
   WORKER_POLL_MS: '500',
   WORKER_SUPERVISE_SECONDS: '1',
@@ -149,7 +152,11 @@ describe('a worker killed mid-processing', () => {
     expect(await countOf(svc, 'messages where provider_message_id = $1', [WAMID])).toBe(0);
 
     await restartWorker();
-    await until(async () => (await eventRow())?.status === 'processed', 'the event to be processed');
+    // The queue marks the job completed after the handler's transaction commits: wait for both.
+    await until(
+      async () => (await eventRow())?.status === 'processed' && (await jobs())[0]?.state === 'completed',
+      'the event to be processed and its job completed',
+    );
 
     // attempts counts runs that recorded an ending: the killed run's increment rolled back with
     // the rest of it. The queue did see two runs: the lease that ran out counted as one.

@@ -40,6 +40,10 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
     ...(db.engine === 'pglite' ? { backend: 'pglite' } : {}),
     supervise: opts.supervise,
     superviseIntervalSeconds: opts.superviseIntervalSeconds ?? 60,
+    // Expired leases are returned in pg-boss's monitor pass, which claims a queue at most once per
+    // monitorIntervalSeconds (60 by default) whatever the supervise interval: without this, a
+    // killed worker's job waited up to a minute however short WORKER_SUPERVISE_SECONDS was.
+    monitorIntervalSeconds: opts.superviseIntervalSeconds ?? 60,
     // pg-boss's cron scheduler and instance registry: nothing here uses them.
     schedule: false,
     registerInstance: false,
