@@ -87,9 +87,9 @@ export async function getContact(deps: Pick<Deps, 'db'>, principal: Principal, c
         `select to_jsonb(c) as r,
                 coalesce((select jsonb_agg(jsonb_build_object('id', o.id, 'order_number', o.order_number,
                             'status', o.status, 'total', o.total, 'currency', o.currency, 'created_at', o.created_at)
-                          order by o.created_at desc)
+                          order by o.created_at desc, o.id desc)
                      from (select * from public.orders o where o.organization_id = c.organization_id
-                             and o.contact_id = c.id order by o.created_at desc limit 5) o), '[]') as recent
+                             and o.contact_id = c.id order by o.created_at desc, o.id desc limit 5) o), '[]') as recent
            from public.contacts c where c.id = $1`,
         [contactId],
       ),

@@ -54,7 +54,7 @@ async function matchItem(
         and (lower(name) = lower(btrim($1)) or ($2::text is not null and lower(sku) = lower(btrim($2))))
       order by case when $3 = 'sku' then $2::text is not null and lower(sku) = lower(btrim($2))
                     else lower(name) = lower(btrim($1)) end desc,
-               (status = 'active') desc, created_at limit 1`,
+               (status = 'active') desc, created_at, id limit 1`,
     [line.name, line.sku ?? null, first],
   );
   if (match) return { ...match, auto_created: false };
@@ -133,7 +133,7 @@ export async function findOrCreateCustomer(tx: Queryable, c: Customer, source: S
   if (!email && !c.phone && !c.first_name && !c.last_name) return null;
   const [found] = await tx.query<{ id: string }>(
     `select id from public.contacts where organization_id = app.current_org_id() and (email = $1 or phone = $2)
-      order by (email = $1) desc nulls last, created_at limit 1`,
+      order by (email = $1) desc nulls last, created_at, id limit 1`,
     [email, c.phone],
   );
   if (found) return found.id;

@@ -50,6 +50,9 @@ async function addMessage(
      values ($1, $2, $3, ${cols.map((_, i) => `$${i + 4}`).join(', ')}) returning id`,
     [org, conversationId, accountId, ...Object.values(m)],
   );
+  // The database stamps created_at (its clock, in milliseconds on PGlite): the next message is
+  // written a few milliseconds later, so the newest-first order is the order written here.
+  await new Promise((resolve) => setTimeout(resolve, 3));
   return (row as { id: string }).id;
 }
 
@@ -212,15 +215,11 @@ describe('listing', () => {
     const org = orgOf(owner);
     // An outbound message counts against the plan's monthly messages, which free does not have.
     await setPlan(svc, owner, 'starter');
-    // A second apart: PGlite's clock can give two quick inserts the same millisecond.
-    const base = Date.now();
-    const at = (k: number) => new Date(base + k * 1000).toISOString();
     await addMessage(org, convA, whatsapp, {
       direction: 'out',
       type: 'text',
       body: 'Hello Bruno',
       status: 'sent',
-      created_at: at(1),
     });
     for (let i = 1; i <= 3; i++) {
       await addMessage(org, convB, page, {
@@ -228,7 +227,6 @@ describe('listing', () => {
         type: 'text',
         body: `Question ${i}`,
         status: 'received',
-        created_at: at(1 + i),
       });
     }
     await addMessage(org, convB, page, {
@@ -236,7 +234,6 @@ describe('listing', () => {
       type: 'image',
       media_url: 'https://x.test/i.jpg',
       status: 'received',
-      created_at: at(5),
     });
   });
 

@@ -148,3 +148,26 @@ describe('grants', () => {
     ).toBe('23503');
   });
 });
+
+describe('the order of messages', () => {
+  it('keeps messages written in one transaction (a webhook delivery of several) in the order written', async () => {
+    const [conv] = await fresh.db.query<{ id: string }>('select id from app.open_conversation($1, $2, $3)', [
+      a.orgId,
+      ids.accountA,
+      ids.contactA,
+    ]);
+    const insert =
+      "insert into messages (organization_id, conversation_id, account_id, direction, type, body, status) values ($1, $2, $3, 'in', 'text', $4, 'received')";
+    await fresh.db.transaction(async (tx) => {
+      await tx.query(insert, [a.orgId, conv?.id, ids.accountA, 'first']);
+      // PGlite's clock counts milliseconds: let one pass.
+      await tx.query('select pg_sleep(0.003)');
+      await tx.query(insert, [a.orgId, conv?.id, ids.accountA, 'second']);
+    });
+    const rows = await fresh.db.query<{ body: string }>(
+      'select body from messages where conversation_id = $1 order by created_at desc, id desc limit 2',
+      [conv?.id],
+    );
+    expect(rows.map((r) => r.body)).toEqual(['second', 'first']);
+  });
+});

@@ -13,6 +13,9 @@ beforeAll(async () => {
 });
 afterAll(() => fresh?.drop());
 
+/** Separate transactions a few milliseconds apart: PGlite's clock counts milliseconds. */
+const tick = () => new Promise((resolve) => setTimeout(resolve, 3));
+
 type Stock = { quantity_on_hand: number; quantity_reserved: number };
 
 const newItem = async (onHand: number) =>
@@ -162,10 +165,12 @@ describe('status events', () => {
     const id = (
       await as<{ id: string }>(fresh.db, t.member.as, "insert into orders (notes) values ('e') returning id")
     )[0]?.id as string;
+    await tick();
     await fresh.db.asPrincipal(agent.as, async (tx) => {
       await tx.query("select set_config('svc.status_note', 'customer paid', true)");
       await tx.query("update orders set status = 'confirmed' where id = $1", [id]);
     });
+    await tick();
     await move(id, 'cancelled');
     const events = await fresh.db.query(
       'select from_status, to_status, note, actor from order_status_events where order_id = $1 order by created_at, id',
@@ -181,6 +186,21 @@ describe('status events', () => {
       },
       { from_status: 'confirmed', to_status: 'cancelled', note: null, actor: `user:${t.member.userId}` },
     ]);
+  });
+
+  it('keeps the events of one transaction in the order they happened (an import walks several)', async () => {
+    const events = await fresh.db.asPrincipal(t.member.as, async (tx) => {
+      const [order] = await tx.query<{ id: string }>("insert into orders (notes) values ('w') returning id");
+      // PGlite's clock counts milliseconds: let one pass.
+      await tx.query('select pg_sleep(0.003)');
+      await tx.query("update orders set status = 'confirmed' where id = $1", [order?.id]);
+      return tx.query<{ to_status: string; at: string }>(
+        'select to_status, created_at::text as at from order_status_events where order_id = $1 order by created_at, id',
+        [order?.id],
+      );
+    });
+    expect(events.map((e) => e.to_status)).toEqual(['pending', 'confirmed']);
+    expect(events[0]?.at).not.toBe(events[1]?.at);
   });
 
   it('keeps the history append-only for callers', async () => {
