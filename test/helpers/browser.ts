@@ -132,7 +132,15 @@ export const inOrganization = (page: TestPage, orgName: string) =>
 export async function goTo(page: TestPage, area: string) {
   const toggle = page.getByRole('button', { name: 'Menu' });
   if (await toggle.isVisible()) await toggle.click();
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: area, exact: true }).click();
+  const link = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: area, exact: true });
+  const to = await link.getAttribute('href');
+  await link.click();
+  // The click only starts the navigation: wait until the router has rendered its page (it marks
+  // the link as current; at phone width the closed menu hides it), or a test that goes away and
+  // back may look at the page it left.
+  await page
+    .locator(`nav[aria-label="Main"] a[href="${to}"][aria-current="page"]`)
+    .waitFor({ state: 'attached' });
 }
 
 /**
