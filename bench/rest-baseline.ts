@@ -8,14 +8,18 @@
 // write (one round trip), each statement prepared once per connection by name; what the service
 // sent as one implicit transaction (db.queryAs) goes the same way here, claims and statement
 // before one Sync (the project's OneSync: the wire shape, not the service's code path).
-// PGlite: the same statements inside PGlite's own transaction(), the one connection it has.
+// PGlite: the same statements inside PGlite's own transaction(), the one connection it has, or,
+// for what the service sent as one implicit transaction, as one protocol buffer in one call
+// (pglite-one-sync.ts, the same shape).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
 import { OneSync, runOneSync } from '../src/platform/db/one-sync.ts';
+import { runOneSync as runPgliteOneSync } from '../src/platform/db/pglite-one-sync.ts';
 import type { BenchRequest, Fixture, Statement } from './rest-service.ts';
 
 const env = process.env;
@@ -66,15 +70,20 @@ function onPostgres(url: string): Run {
 }
 
 async function onPglite(dataDir: string): Promise<Run> {
-  const db = await PGlite.create({ dataDir: path.join(dataDir, 'pglite') });
+  // With the extension the schema uses, as the service opens it: an insert into contacts updates
+  // the trigram indexes (migration 0012), which need pg_trgm loaded.
+  const db = await PGlite.create({ dataDir: path.join(dataDir, 'pglite'), extensions: { pg_trgm } });
   close = () => db.close(); // the service opens this directory next: leave it consistent
-  return (r) =>
-    db.transaction(async (tx) => {
+  return async (r) => {
+    // What the service sent as one implicit transaction goes the same way: one call, one Sync.
+    if (r.oneSync) return (await runPgliteOneSync(db, r.statements, r))[1]?.[0];
+    return db.transaction(async (tx) => {
       let last: Record<string, unknown> | undefined;
       for (const s of r.statements)
         last = (await tx.query<Record<string, unknown>>(s.text, s.values)).rows[0];
       return last;
     });
+  };
 }
 
 const run = env.DATABASE_URL ? onPostgres(env.DATABASE_URL) : await onPglite(env.BENCH_DATA_DIR ?? '');

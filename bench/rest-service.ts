@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { loadConfig } from '../src/config.ts';
 import { startService } from '../src/main.ts';
-import { claimsParams, type Database, type Queryable, SET_CLAIMS_SQL } from '../src/platform/db/database.ts';
+import { claimsStatement, type Database, type Queryable } from '../src/platform/db/database.ts';
 import { openDatabase } from '../src/platform/db/open.ts';
 import { signUpOwner } from './bench-service.ts';
 import { seedTenant } from './rest-seed.ts';
@@ -45,7 +45,7 @@ recorder.queryAs = (principal, sql, params, opts) => {
   if (rec) {
     rec.readOnly = opts?.readOnly ?? false;
     rec.oneSync = true;
-    rec.statements.push({ text: SET_CLAIMS_SQL, values: claimsParams(principal, opts?.readOnly) });
+    rec.statements.push(claimsStatement(principal, opts?.readOnly));
     rec.statements.push({ text: sql, values: params ?? [] });
   }
   return db.queryAs(principal, sql, params, opts);
@@ -54,7 +54,7 @@ recorder.asPrincipal = (principal, fn, opts) => {
   const rec = recording;
   if (!rec) return db.asPrincipal(principal, fn, opts);
   rec.readOnly = opts?.readOnly ?? false;
-  rec.statements.push({ text: SET_CLAIMS_SQL, values: claimsParams(principal, opts?.readOnly) });
+  rec.statements.push(claimsStatement(principal, opts?.readOnly));
   return db.asPrincipal(
     principal,
     (tx) => {

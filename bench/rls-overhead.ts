@@ -136,6 +136,18 @@ function variants(db: Database, s: Seed): [Variant, Variant] {
   ];
 }
 
+/** The same read through db.queryAs: claims and read before one Sync, no begin or commit. */
+const oneSyncVariant = (db: Database, s: Seed): Variant => ({
+  label: 'rls: db.queryAs(user, readOnly), one Sync',
+  op: async (org, id) => (await db.queryAs(s.principal, READ, [org, id], { readOnly: true })).length,
+  rls: true,
+});
+
+const oneSyncTail = ([base, , one]: Result[]) =>
+  base && one
+    ? `; through db.queryAs (what /rest/v1 reads use): ${(one.opsPerSec / base.opsPerSec).toFixed(2)}×`
+    : '';
+
 async function benchPglite(): Promise<string> {
   const db = await openPglite(undefined);
   try {
@@ -144,9 +156,9 @@ async function benchPglite(): Promise<string> {
     console.log(
       `pglite (in memory), ${CONTACTS} contacts, ${ITERATIONS} reads per variant after ${WARMUP} warm-up`,
     );
-    const results = await compare(s, variants(db, s));
+    const results = await compare(s, [...variants(db, s), oneSyncVariant(db, s)]);
     print('sequential', results);
-    return summary('pglite', results);
+    return summary('pglite', results, oneSyncTail(results));
   } finally {
     await db.close();
   }
@@ -179,12 +191,7 @@ async function benchPostgres(): Promise<string | null> {
       op: async (org, id) => (await db.transaction((tx) => tx.query(READ, [org, id]))).length,
       rls: false,
     };
-    // The same read through db.queryAs: claims and read before one Sync, no begin or commit.
-    const oneSync: Variant = {
-      label: 'rls: db.queryAs(user, readOnly), one Sync',
-      op: async (org, id) => (await db.queryAs(s.principal, READ, [org, id], { readOnly: true })).length,
-      rls: true,
-    };
+    const oneSync = oneSyncVariant(db, s);
     const seq = await compare(s, [...variants(db, s), oneSync, ownerTx]);
     print(`sequential, ${ITERATIONS} reads per variant after ${WARMUP} warm-up`, seq);
     const conc = await compare(s, [...variants(db, s), oneSync], CONCURRENCY);
@@ -192,7 +199,7 @@ async function benchPostgres(): Promise<string | null> {
     const [cBase, cRls] = conc;
     const tail =
       cBase && cRls ? `; ${CONCURRENCY} concurrent: ${(cRls.opsPerSec / cBase.opsPerSec).toFixed(2)}×` : '';
-    return summary('postgres', seq, tail);
+    return summary('postgres', seq, `${tail}${oneSyncTail(seq)}`);
   } finally {
     await db.close();
     await admin.query(`drop database if exists ${name} with (force)`);

@@ -40,18 +40,23 @@ async function run(
   created: boolean,
   supplied: Supplied,
 ): Promise<RestResponse> {
+  type Written = { body: string | null; affected: number };
   const single = req.prefer.return === 'representation' && req.single;
-  const { body, affected } = await s.db
-    .asPrincipal(req.principal, async (tx) => {
-      const [row] = await tx.query<{ body: string | null; affected: number }>(sql.text, sql.values);
-      const result = row as { body: string | null; affected: number };
-      // Thrown inside the transaction, so it rolls back, as PostgREST does.
-      if (single && result.affected !== 1) throw notSingle(result.affected, true);
-      return result;
-    })
-    .catch((err) => {
-      throw explainDbError(err, rel, supplied);
-    });
+  // The write is one statement: without a row count to check, it goes with the claims as one
+  // implicit transaction (db.queryAs: one write, one round trip, committed at its Sync or not at
+  // all). A single object asked for needs the count checked before the commit.
+  const written = single
+    ? s.db.asPrincipal(req.principal, async (tx) => {
+        const [row] = await tx.query<Written>(sql.text, sql.values);
+        const result = row as Written;
+        // Thrown inside the transaction, so it rolls back, as PostgREST does.
+        if (result.affected !== 1) throw notSingle(result.affected, true);
+        return result;
+      })
+    : s.db.queryAs<Written>(req.principal, sql.text, sql.values).then(([row]) => row as Written);
+  const { body, affected } = await written.catch((err) => {
+    throw explainDbError(err, rel, supplied);
+  });
   const total = req.prefer.count ? String(affected) : '*';
   const headers: Record<string, string> = {
     'Content-Range': affected > 0 ? `0-${affected - 1}/${total}` : `*/${total}`,

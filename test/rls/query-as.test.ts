@@ -40,6 +40,54 @@ describe('db.queryAs', () => {
     expect(seen.map((r) => r.id)).toEqual([mine?.id]);
   });
 
+  it('commits a write whole or not at all, with no begin or commit around it', async () => {
+    const named = async (name: string) =>
+      (await fresh.db.query('select id from contacts where first_name = $1', [name])).length;
+    // The second row breaks a check (at most 200 characters) after the first was inserted: the
+    // statement, and so the implicit transaction, rolls back at the Sync.
+    const code = await sqlstate(
+      fresh.db.queryAs(owner(), 'insert into contacts (first_name) select unnest($1::text[])', [
+        ['Half', 'x'.repeat(201)],
+      ]),
+    );
+    expect(code).toBe('23514');
+    expect(await named('Half')).toBe(0);
+    await fresh.db.queryAs(owner(), 'insert into contacts (first_name) select unnest($1::text[])', [
+      ['Whole', 'Whole'],
+    ]);
+    // Seen from another connection: committed at the Sync.
+    expect(await named('Whole')).toBe(2);
+  });
+
+  it('never joins another caller’s open transaction (PGlite has one connection for both)', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let inserted = () => {};
+    const open = new Promise<void>((resolve) => {
+      inserted = resolve;
+    });
+    const other = fresh.db.transaction(async (tx) => {
+      await tx.query(`insert into contacts (organization_id, first_name) values ($1, 'Uncommitted')`, [
+        a.orgId,
+      ]);
+      inserted();
+      await gate;
+      throw new Error('rolled back');
+    });
+    await open;
+    const seen = fresh.db.queryAs<{ n: number }>(
+      owner(),
+      'select count(*)::int as n from contacts where first_name = $1',
+      ['Uncommitted'],
+      { readOnly: true },
+    );
+    release();
+    await expect(other).rejects.toThrow('rolled back');
+    expect((await seen)[0]?.n).toBe(0);
+  });
+
   it('refuses a write when read-only', async () => {
     const code = await sqlstate(
       fresh.db.queryAs(owner(), 'update contacts set last_name = $1', ['x'], { readOnly: true }),

@@ -51,9 +51,11 @@ export interface Database {
   ): Promise<T>;
   /**
    * One statement as the caller, in a transaction of its own: the same as
-   * `asPrincipal(principal, (tx) => tx.query(sql, params), opts)`, and cheaper. On PostgreSQL the
-   * claims statement and this one go as one implicit transaction (one write, one Sync, no `begin`
-   * or `commit`, one round trip); see one-sync.ts. For single-statement requests (REST reads).
+   * `asPrincipal(principal, (tx) => tx.query(sql, params), opts)`, and cheaper: the claims
+   * statement and this one go as one implicit transaction (no `begin` or `commit`; committed at
+   * the Sync, or not at all). On PostgreSQL that is one socket write and one round trip
+   * (one-sync.ts), on PGlite one call into the engine (pglite-one-sync.ts). For single-statement
+   * requests: REST reads, and writes with nothing to check before the commit.
    */
   queryAs<T extends Row = Row>(
     principal: Principal,
@@ -80,14 +82,24 @@ export const SET_CLAIMS_SQL = `select set_config('role', $1, true), set_config('
   set_config('request.jwt.claim.sub', $3, true), set_config('transaction_read_only', $4, true),
   app.establish_context($2::jsonb)`;
 
+// A verified token's claims are one object, kept by the token cache (auth/jwt.ts) and never
+// changed, that arrives with every request the token makes: its JSON is written once.
+const claimsJson = new WeakMap<object, string>();
+
 export function claimsParams(principal: Principal, readOnly = false): unknown[] {
   const { claims } = principal;
-  return [
-    roleOf(principal),
-    JSON.stringify(claims),
-    typeof claims.sub === 'string' ? claims.sub : '',
-    readOnly ? 'on' : 'off',
-  ];
+  let json = claimsJson.get(claims);
+  if (json === undefined) {
+    json = JSON.stringify(claims);
+    claimsJson.set(claims, json);
+  }
+  return [roleOf(principal), json, typeof claims.sub === 'string' ? claims.sub : '', readOnly ? 'on' : 'off'];
 }
+
+/** The claims statement of a transaction as `principal`, with its values. */
+export const claimsStatement = (principal: Principal, readOnly = false) => ({
+  text: SET_CLAIMS_SQL,
+  values: claimsParams(principal, readOnly),
+});
 
 export const SERVICE: Principal = { kind: 'service', claims: { role: 'service_role' } };

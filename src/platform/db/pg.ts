@@ -2,6 +2,7 @@ import pg from 'pg';
 import {
   type Connection,
   claimsParams,
+  claimsStatement,
   type Database,
   type Principal,
   type Queryable,
@@ -157,11 +158,7 @@ export function openPostgres(url: string, poolSize: number): Database {
       withClient([SET_CLAIMS_SQL, claimsParams(principal, opts?.readOnly)], fn, opts?.readOnly),
     async queryAs(principal, sql, params, opts) {
       const client = await pool.connect();
-      const claims = {
-        name: 'svc_set_claims',
-        text: SET_CLAIMS_SQL,
-        values: claimsParams(principal, opts?.readOnly),
-      };
+      const claims = { name: 'svc_set_claims', ...claimsStatement(principal, opts?.readOnly) };
       const read = prepared(client, sql, params);
       const batch = new OneSync([
         claims,

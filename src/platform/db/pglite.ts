@@ -3,12 +3,13 @@ import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import {
   type Connection,
-  claimsParams,
+  claimsStatement,
   type Database,
+  type Principal,
   type Queryable,
   type Row,
-  SET_CLAIMS_SQL,
 } from './database.ts';
+import { runOneSync, runTransaction, type Statement } from './pglite-one-sync.ts';
 
 /**
  * PGlite serializes a bound value by the parameter's type in JavaScript, and for a boolean it
@@ -44,11 +45,11 @@ export async function openPglite(
   const db = await PGlite.create({ dataDir, loadDataDir: template, serializers, extensions: { pg_trgm } });
   let lockQueue: Promise<unknown> = Promise.resolve();
 
-  function inTransaction<T>(prelude: [string, unknown[]] | null, fn: (tx: Queryable) => Promise<T>) {
-    return db.transaction(async (tx) => {
-      if (prelude) await tx.query(prelude[0], prelude[1]);
-      return fn(wrap(tx));
-    });
+  // Each statement one call into the engine (pglite-one-sync.ts), `begin` and the claims together.
+  function inTransaction<T>(prelude: Statement | null, fn: (tx: Queryable) => Promise<T>) {
+    return runTransaction(db, prelude, (query) =>
+      fn({ query: <R extends Row>(sql: string, params?: unknown[]) => query(sql, params) as Promise<R[]> }),
+    );
   }
 
   return {
@@ -56,11 +57,18 @@ export async function openPglite(
     query: (sql, params) => wrap(db).query(sql, params),
     script: async <T extends Row>(sql: string) => (await db.exec(sql)).flatMap((r) => r.rows as T[]),
     transaction: (fn) => inTransaction(null, fn),
-    asPrincipal: (principal, fn, opts) =>
-      inTransaction([SET_CLAIMS_SQL, claimsParams(principal, opts?.readOnly)], fn),
-    // In process there is no round trip to save: the same transaction as asPrincipal.
-    queryAs: (principal, sql, params, opts) =>
-      inTransaction([SET_CLAIMS_SQL, claimsParams(principal, opts?.readOnly)], (tx) => tx.query(sql, params)),
+    asPrincipal: (principal, fn, opts) => inTransaction(claimsStatement(principal, opts?.readOnly), fn),
+    // The claims and the statement in one call into the engine (pglite-one-sync.ts).
+    queryAs: async <T extends Row>(
+      principal: Principal,
+      sql: string,
+      params?: unknown[],
+      opts?: { readOnly?: boolean },
+    ) => {
+      const claims = claimsStatement(principal, opts?.readOnly);
+      const [, rows] = await runOneSync(db, [claims, { text: sql, values: params ?? [] }], opts);
+      return (rows ?? []) as T[];
+    },
     // One process owns a PGlite data dir, so an in-process queue is the whole lock.
     withAdvisoryLock: (_key, fn) => {
       const run = lockQueue.then(() => fn(wrap(db)));

@@ -25,7 +25,8 @@ type Internals = { connection: { parsedStatements: Record<string, string> } };
 
 const caches = new WeakMap<pg.ClientBase, Map<string, string>>();
 
-const nameOf = (text: string) => `s_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+/** A statement's name on a connection: a hash of its text (pglite-one-sync.ts names them alike). */
+export const nameOf = (text: string) => `s_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
 
 /** The query config for `text`: named (prepared once on this connection) when it has values. */
 export function prepared(

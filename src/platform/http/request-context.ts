@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { MiddlewareHandler } from 'hono';
-import { accessLogger, type Logger } from '../log.ts';
+import { accessLogger, type Logger, lazyChild } from '../log.ts';
 import { clientIp } from './client-ip.ts';
 import { addHeaders, type FinalHeaders } from './cors.ts';
 import type { AppEnv } from './env.ts';
@@ -24,7 +24,7 @@ export function requestContext(log: Logger, proxies: BlockList | null): Middlewa
     const incoming = c.req.header('x-request-id');
     const requestId = incoming && INCOMING_ID.test(incoming) ? incoming : randomUUID();
     c.set('requestId', requestId);
-    c.set('log', log.child({ req_id: requestId }));
+    c.set('log', lazyChild(log, { req_id: requestId }));
     // X-Request-Id and the CORS headers (cors.ts), set on the final response below.
     const final: FinalHeaders = { list: [['X-Request-Id', requestId]], takenBy: null };
     c.set('finalHeaders', final);
