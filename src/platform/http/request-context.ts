@@ -2,12 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { MiddlewareHandler } from 'hono';
-import { accessLogger, type Logger, lazyChild } from '../log.ts';
+import { accessLog, type Logger, lazyChild } from '../log.ts';
 import { clientIp } from './client-ip.ts';
 import { addHeaders, type FinalHeaders } from './cors.ts';
 import type { AppEnv } from './env.ts';
 
 const INCOMING_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/** A well-formed incoming X-Request-Id is kept, so a trace crosses a gateway; else a new one. */
+export const requestIdOf = (incoming: string | undefined): string =>
+  incoming && INCOMING_ID.test(incoming) ? incoming : randomUUID();
 
 /**
  * A request id on every response and every log line (a well-formed incoming X-Request-Id is kept,
@@ -15,18 +19,13 @@ const INCOMING_ID = /^[A-Za-z0-9._:-]{8,128}$/;
  * Only method, path, status and timing are logged: never headers, query strings or bodies.
  */
 export function requestContext(log: Logger, proxies: BlockList | null): MiddlewareHandler<AppEnv> {
-  // The access line's own logger: the same destination and format, without the redaction pass
-  // (its fields are the five written below, none of them a redacted name), and not the
-  // request's fresh child logger, whose first line costs more: together ~15 µs a request
-  // (docs/performance.md). The line is the same JSON as before, req_id after the base fields.
-  const access = accessLogger(log);
+  const access = accessLog(log);
   return async (c, next) => {
-    const incoming = c.req.header('x-request-id');
-    const requestId = incoming && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdOf(c.req.header('x-request-id'));
     c.set('requestId', requestId);
     c.set('log', lazyChild(log, { req_id: requestId }));
     // X-Request-Id and the CORS headers (cors.ts), set on the final response below.
-    const final: FinalHeaders = { list: [['X-Request-Id', requestId]], takenBy: null };
+    const final: FinalHeaders = { list: [['X-Request-Id', requestId]] };
     c.set('finalHeaders', final);
     let socketIp = '';
     try {
@@ -37,17 +36,8 @@ export function requestContext(log: Logger, proxies: BlockList | null): Middlewa
     c.set('clientIp', clientIp(socketIp, c.req.header('x-forwarded-for'), proxies));
     const started = performance.now();
     await next();
-    // On the final response, without a copy, unless its handler built it with them (cors.ts).
-    if (final.takenBy === null || final.takenBy !== c.res) addHeaders(c, final.list);
-    access.info(
-      {
-        req_id: requestId,
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
-        ms: Math.round(performance.now() - started),
-      },
-      'request',
-    );
+    // On the final response, without a copy (cors.ts).
+    addHeaders(c, final.list);
+    access(requestId, c.req.method, c.req.path, c.res.status, started);
   };
 }
