@@ -1,10 +1,12 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { authRoutes } from './auth/routes.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import { functionRoutes, WEBHOOK_RECEIVERS } from './functions/routes.ts';
 import { MCP_PATH, originPolicy } from './mcp/origin.ts';
-import { AppError, errorBody, toAppError } from './platform/errors.ts';
+import { AppError, errorBody, payloadTooLarge, toAppError } from './platform/errors.ts';
 import { trustedProxies } from './platform/http/client-ip.ts';
 import { closeAfterResponse } from './platform/http/connection.ts';
 import { corsHeaders } from './platform/http/cors.ts';
@@ -12,7 +14,7 @@ import { newRouter, openApiDocument } from './platform/http/openapi.ts';
 import { requestContext } from './platform/http/request-context.ts';
 import { logFailure } from './platform/log.ts';
 import { MAX_MEDIA_BYTES } from './platform/media-type.ts';
-import { restRoutes } from './rest/routes.ts';
+import { restHandler } from './rest/server.ts';
 import type { Services } from './services.ts';
 import { storageErrorFields } from './storage/errors.ts';
 import { storageRoutes } from './storage/routes.ts';
@@ -65,10 +67,7 @@ export function buildApp(s: Services) {
   const tooLarge = (c: Context): never => {
     // The rest of the body is never read, so this connection must not carry another request.
     closeAfterResponse(c);
-    const limit = limitOf(c);
-    throw new AppError(413, 'payload_too_large', `The request body is larger than ${limit} bytes`, {
-      limit_bytes: limit,
-    });
+    throw payloadTooLarge(limitOf(c));
   };
   const generalBody = bodyLimit({ maxSize: s.config.bodyLimitBytes, onError: tooLarge });
   const webhookBody = bodyLimit({ maxSize: s.config.webhookBodyLimitBytes, onError: tooLarge });
@@ -100,10 +99,7 @@ export function buildApp(s: Services) {
   });
   app.route('/auth/v1', authRoutes(s));
   app.route('/functions/v1', functionRoutes(s));
-  app.route('/rest/v1', restRoutes(s));
   app.route('/storage/v1', storageRoutes(s));
-  // PostgREST describes itself at its root, with or without the trailing slash.
-  app.get('/rest/v1/', (c) => c.redirect('/rest/v1', 308));
   let doc: ReturnType<typeof openApiDocument> | undefined;
   app.get('/openapi.json', (c) => {
     // Built on first request, once every route is mounted; routes never change afterwards.
@@ -143,4 +139,24 @@ export function buildApp(s: Services) {
     return c.json(body, e.status as 400);
   });
   return app;
+}
+
+/** Whether a request is /rest/v1's (src/rest/server.ts); its CORS preflights are the app's. */
+const isRest = (req: IncomingMessage) => {
+  const url = req.url ?? '';
+  return (
+    url.startsWith('/rest/v1') &&
+    (url.length === 8 || url[8] === '/' || url[8] === '?') &&
+    req.method !== 'OPTIONS'
+  );
+};
+
+/** The server's request listener: /rest/v1 to its own handler, every other request to the app. */
+export function requestListener(s: Services): (req: IncomingMessage, res: ServerResponse) => void {
+  const app = getRequestListener(buildApp(s).fetch);
+  const rest = restHandler(s);
+  return (req, res) => {
+    if (isRest(req)) rest(req, res);
+    else app(req, res);
+  };
 }

@@ -1,9 +1,8 @@
-import type { Server } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
 import { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
-import { buildApp } from './app.ts';
+import { requestListener } from './app.ts';
 import { createTokens } from './auth/jwt.ts';
 import { createPasswords } from './auth/password.ts';
 import { loadSigningKeys } from './auth/signing-keys.ts';
@@ -68,11 +67,11 @@ export async function startService(
   }
 
   // The handler is bound after listen so an ephemeral port can be part of the public URL.
-  type Handler = (req: Request, env: unknown) => Response | Promise<Response>;
-  let handle: Handler | undefined;
-  const server = createAdaptorServer({
-    fetch: (req: Request, env: unknown) => (handle ? handle(req, env) : new Response(null, { status: 503 })),
-  }) as Server;
+  let handle: RequestListener | undefined;
+  const server = createServer((req, res) => {
+    if (handle) handle(req, res);
+    else res.writeHead(503).end();
+  });
   // Idle keep-alive connections outlive the clients' and proxies' in front (undici 4 s, load
   // balancers 60 s), so the client closes first and never sends on a socket this side is closing
   // (with Node's 5 s default, a request racing the close is reset: ECONNRESET, or a proxy's 502).
@@ -152,8 +151,7 @@ export async function startService(
         (err) => log.error({ err: { message: (err as Error).message } }, 'schema cache reload failed'),
       );
     });
-    const app = buildApp(services);
-    handle = app.fetch as Handler;
+    handle = requestListener(services);
   } catch (err) {
     // Nothing half-started outlives a failed start.
     server.close();

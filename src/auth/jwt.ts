@@ -15,12 +15,30 @@ export type Tokens = {
   sign(claims: Claims, expiresInSeconds: number): Promise<string>;
   /** Verifies signature (ES256, our kid), expiry and shape; throws TokenError. */
   verify(token: string): Promise<Claims>;
+  /**
+   * The claims of a token `verify` accepted before, checked for expiry (TokenError), without a
+   * promise; undefined for a token not seen yet. The common case of every request.
+   */
+  known(token: string): Claims | undefined;
   jwks(): { keys: object[] };
 };
 
 export function createTokens(keys: SigningKeys, issuer: string): Tokens {
   const jwks = createLocalJWKSet({ keys: [keys.publicJwk] });
-  const verified = new Map<string, Claims>(); // oldest first: evicted in insertion order
+  // Keyed by the token's last characters, which are its signature's: a Map hashes its string keys,
+  // and a header's token is a new string on every request, hundreds of characters long. The full
+  // token is compared on a hit, so two tokens ending alike can only miss the cache, never mix.
+  const verified = new Map<string, { token: string; claims: Claims }>(); // oldest first: evicted first
+  const keyOf = (token: string) => token.slice(-32);
+  // A signature checked once stays checked: the same token (the anon key, an agent's JWT)
+  // arrives on every request, and an ES256 verification costs more than the query it guards.
+  const known = (token: string) => {
+    const hit = verified.get(keyOf(token));
+    if (hit === undefined || hit.token !== token) return undefined;
+    const { exp } = hit.claims;
+    if (typeof exp === 'number' && exp <= Date.now() / 1000) throw new TokenError('expired');
+    return hit.claims;
+  };
   return {
     async sign(claims, expiresInSeconds) {
       const iat = Math.floor(Date.now() / 1000);
@@ -31,19 +49,15 @@ export function createTokens(keys: SigningKeys, issuer: string): Tokens {
         .setExpirationTime(iat + expiresInSeconds)
         .sign(keys.privateKey);
     },
+    known,
     async verify(token) {
-      // A signature checked once stays checked: the same token (the anon key, an agent's JWT)
-      // arrives on every request, and an ES256 verification costs more than the query it guards.
-      const known = verified.get(token);
-      if (known) {
-        if (typeof known.exp === 'number' && known.exp <= Date.now() / 1000) throw new TokenError('expired');
-        return known;
-      }
+      const claims = known(token);
+      if (claims) return claims;
       try {
         const { payload } = await jwtVerify(token, jwks, { algorithms: ['ES256'] });
         if (typeof payload.role !== 'string') throw new TokenError('invalid');
         if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
-        verified.set(token, payload as Claims);
+        verified.set(keyOf(token), { token, claims: payload as Claims });
         return payload as Claims;
       } catch (err) {
         if (err instanceof errors.JWTExpired) throw new TokenError('expired');

@@ -240,6 +240,12 @@ export function errorBody(e: AppError): ErrorBody {
 export const invalidField = (path: string, message: string, summary?: string) =>
   validationError([{ path, message }], summary);
 
+/** A request body past the surface's limit (the connection is closed after the answer). */
+export const payloadTooLarge = (limit: number) =>
+  new AppError(413, 'payload_too_large', `The request body is larger than ${limit} bytes`, {
+    limit_bytes: limit,
+  });
+
 /** A record with the same unique value exists; `details` says which (never another tenant's). */
 export const alreadyExists = (message: string, details: ErrorDetails = {}) =>
   new AppError(409, 'duplicate', message, details);

@@ -1,12 +1,13 @@
-import type { Context } from 'hono';
+import type { IncomingHttpHeaders } from 'node:http';
 import { claimedOrganization, type Principal } from '../platform/db/database.ts';
+import { AppError } from '../platform/errors.ts';
 import { MAX_JSON_DEPTH, tooDeep } from '../platform/http/json-depth.ts';
 import { badBody } from './errors.ts';
 import { parseRead, type ReadQuery } from './parse.ts';
 import { type Prefer, parsePrefer } from './prefer.ts';
 
-// The first stage: an HTTP request read once into a typed value. Only this module and
-// respond.ts know Hono; the stages between them take and give plain data.
+// The first stage: an HTTP request read once into a typed value. Only this module, respond.ts
+// and server.ts know HTTP; the stages between them take and give plain data.
 
 export const SINGLE = 'application/vnd.pgrst.object+json';
 
@@ -42,41 +43,49 @@ type ParsedQuery = Pick<ApiRequest, 'query' | 'columns' | 'onConflict'>;
 const parsed = new Map<string, ParsedQuery>();
 const PARSED_MAX = 500;
 
-function parseQuery(url: string): { search: string; parsed: ParsedQuery } {
-  const q = url.indexOf('?');
-  const search = q < 0 ? '' : url.slice(q + 1);
+function parseQuery(search: string): ParsedQuery {
   let hit = parsed.get(search);
   if (!hit) {
-    const params = new URL(url).searchParams;
+    const params = new URLSearchParams(search);
     hit = { query: parseRead(params), columns: params.get('columns'), onConflict: params.get('on_conflict') };
     if (parsed.size >= PARSED_MAX) parsed.delete(parsed.keys().next().value as string);
     parsed.set(search, hit);
   }
-  return { search, parsed: hit };
+  return hit;
 }
 
-export function apiRequest(c: Context, table: string, inOrganization: boolean): ApiRequest {
-  const { search, parsed } = parseQuery(c.req.url);
-  const principal = c.get('principal') as Principal;
+/** What server.ts read off the HTTP request before this stage. */
+export type HttpRequest = {
+  method: ApiRequest['method'];
+  /** The query string, after `?`. */
+  search: string;
+  headers: IncomingHttpHeaders;
+  principal: Principal;
+};
+
+export function apiRequest(http: HttpRequest, table: string, inOrganization: boolean): ApiRequest {
+  const { method, search, headers, principal } = http;
   return {
-    method: c.req.method as ApiRequest['method'],
+    method,
     table,
     principal,
     organization: inOrganization ? claimedOrganization(principal) : null,
     search,
-    ...parsed,
-    prefer: parsePrefer(c.req.header('prefer')),
-    single: c.req.header('accept')?.includes(SINGLE) ?? false,
-    range: c.req.header('range'),
+    ...parseQuery(search),
+    // Node joins a header sent twice with ", ", as a Headers object does (not set-cookie).
+    prefer: parsePrefer(headers.prefer as string | undefined),
+    single: headers.accept?.includes(SINGLE) ?? false,
+    range: headers.range,
   };
 }
 
 /** A write's JSON body, refused before any SQL when it is not JSON or nests absurdly deep. */
-export async function jsonBody(c: Context): Promise<unknown> {
+export async function jsonBody(json: () => Promise<unknown>): Promise<unknown> {
   let body: unknown;
   try {
-    body = await c.req.json();
-  } catch {
+    body = await json();
+  } catch (err) {
+    if (err instanceof AppError) throw err; // too large: refused as such
     throw badBody('The body is not valid JSON');
   }
   const deep = tooDeep(body);

@@ -1,9 +1,7 @@
-import type { Context } from 'hono';
 import { AppError, toAppError } from '../platform/errors.ts';
-import { takeFinalHeaders } from '../platform/http/cors.ts';
 import { SINGLE } from './request.ts';
 
-/** A /rest/v1 answer as plain data: the last stage renders it (`send`). */
+/** A /rest/v1 answer as plain data: the last stage renders it (`render`). */
 export type RestResponse = {
   status: 200 | 201 | 204 | 206;
   /** JSON text built by Postgres, or null for no body. */
@@ -13,40 +11,16 @@ export type RestResponse = {
   single?: boolean;
 };
 
-/**
- * The last stage: headers, content type, and no body for HEAD, 204 or a write's minimal return.
- *
- * The Response is built from one plain header object that also carries the request id and CORS
- * headers (cors.ts, takeFinalHeaders): @hono/node-server then writes it as it is, where
- * `c.header()` and the middleware's headers each built Headers objects (~25 µs a request,
- * docs/performance.md). Names are in lower case, as a Headers object gives them; they are not
- * sorted as it sorts them (the order means nothing in HTTP, and sorting cost an array a request).
- */
-export function send(c: Context, r: RestResponse): Response {
-  const final = takeFinalHeaders(c);
-  if (!final) return sendWithHono(c, r);
-  const fields: Record<string, string> = {};
-  for (const [name, value, append] of final.entries) {
-    const key = name.toLowerCase();
-    const had = fields[key];
-    fields[key] = append && had !== undefined ? `${had}, ${value}` : value;
-  }
-  for (const name in r.headers) fields[name.toLowerCase()] = r.headers[name] as string;
-  const bodyless = r.status === 204 || r.body === null;
-  if (!bodyless) fields['content-type'] = `${r.single ? SINGLE : 'application/json'}; charset=utf-8`;
-  const body = bodyless || c.req.method === 'HEAD' ? null : (r.body as string);
-  if (body !== null) fields['content-length'] = String(Buffer.byteLength(body));
-  const res = new Response(body, { status: r.status, headers: fields });
-  final.claim(res);
-  return res;
-}
+/** An answer as written: status, header fields (lower-case names) and body. */
+export type HttpAnswer = { status: number; headers: Record<string, string>; body: string | null };
 
-/** The same answer through hono's helpers, where no middleware collected final headers. */
-function sendWithHono(c: Context, r: RestResponse): Response {
-  for (const [k, v] of Object.entries(r.headers)) c.header(k, v);
-  if (r.status === 204 || r.body === null) return c.body(null, r.status);
-  c.header('Content-Type', `${r.single ? SINGLE : 'application/json'}; charset=utf-8`);
-  return c.req.method === 'HEAD' ? c.body(null, r.status) : c.body(r.body, r.status);
+/** The last stage: content type, and no body for HEAD, 204 or a write's minimal return. */
+export function render(r: RestResponse, head: boolean): HttpAnswer {
+  const headers: Record<string, string> = {};
+  for (const name in r.headers) headers[name.toLowerCase()] = r.headers[name] as string;
+  const bodyless = r.status === 204 || r.body === null;
+  if (!bodyless) headers['content-type'] = `${r.single ? SINGLE : 'application/json'}; charset=utf-8`;
+  return { status: r.status, headers, body: bodyless || head ? null : r.body };
 }
 
 /**

@@ -1,4 +1,3 @@
-import type { Context } from 'hono';
 import { functionNotFound } from './errors.ts';
 
 /** Query parameters PostgREST reads as shaping the result, never as a function's arguments. */
@@ -15,12 +14,12 @@ const NOT_ARGUMENTS = new Set([
 ]);
 
 /** The argument names a call passes: the query's on GET, the JSON object's keys on POST. */
-async function argumentNames(c: Context): Promise<string[]> {
-  if (c.req.method !== 'POST') {
-    const keys = new URL(c.req.url).searchParams.keys();
+async function argumentNames(post: boolean, search: string, json: () => Promise<unknown>): Promise<string[]> {
+  if (!post) {
+    const keys = new URLSearchParams(search).keys();
     return [...new Set(keys)].filter((k) => !NOT_ARGUMENTS.has(k)).sort();
   }
-  const body: unknown = await c.req.json().catch(() => null);
+  const body: unknown = await json().catch(() => null);
   return body && typeof body === 'object' && !Array.isArray(body) ? Object.keys(body).sort() : [];
 }
 
@@ -29,10 +28,15 @@ async function argumentNames(c: Context): Promise<string[]> {
  * "function not in the schema cache" (PGRST202), worded as PostgREST words it, so a client
  * written against PostgREST recognises it.
  */
-export async function rpc(c: Context, name: string): Promise<never> {
-  const args = await argumentNames(c);
+export async function rpc(
+  name: string,
+  method: string,
+  search: string,
+  json: () => Promise<unknown>,
+): Promise<never> {
+  const post = method === 'POST';
+  const args = await argumentNames(post, search, json);
   const fn = `public.${name}`;
-  const post = c.req.method === 'POST';
   const message = args.length
     ? `Could not find the function ${fn}(${args.join(', ')}) in the schema cache`
     : `Could not find the function ${fn} without parameters in the schema cache`;

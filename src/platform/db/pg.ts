@@ -14,11 +14,10 @@ import { OneSync, runOneSync } from './one-sync.ts';
 import { forgetAfterBatch, forgetOnError, prepared } from './statement-cache.ts';
 
 // int8 (counts, sequences) as numbers, as PGlite returns them; numeric stays a string (money).
+const parseInt8 = (v: string) => Number(v);
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === 20
-      ? (v: string) => Number(v)
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    oid === 20 ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 const wrap = (client: pg.ClientBase | pg.Pool): Connection => ({

@@ -16,13 +16,15 @@ export function principalFromClaims(claims: Claims): Principal {
   throw unauthorized('The token does not name a known role');
 }
 
-export function bearerToken(c: Context): string | null {
-  const header = c.req.header('authorization');
+/** The token of an `Authorization: Bearer <token>` header; null without one. */
+export function bearerFrom(header: string | undefined): string | null {
   if (!header) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!m?.[1]) throw unauthorized('The Authorization header must be "Bearer <token>"');
   return m[1];
 }
+
+export const bearerToken = (c: Context) => bearerFrom(c.req.header('authorization'));
 
 /** Where agents exchange an API key for a JWT (spec 5.4). */
 export const agentAuthUrl = (publicUrl: string) => `${publicUrl}/functions/v1/agent-auth`;
@@ -58,7 +60,7 @@ export function rawApiKeyRefusal(token: string, publicUrl: string): AppError | n
 
 export async function verifyBearer(tokens: Tokens, token: string): Promise<Claims> {
   try {
-    return await tokens.verify(token);
+    return tokens.known(token) ?? (await tokens.verify(token));
   } catch (err) {
     if (err instanceof TokenError && err.reason === 'expired') {
       throw new AppError(
@@ -72,42 +74,52 @@ export async function verifyBearer(tokens: Tokens, token: string): Promise<Claim
 }
 
 /** `apikey` must be one of this service's API keys (roles anon or service_role), as the gateway requires. */
-export function requireApiKey(tokens: Tokens): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const key = c.req.header('apikey');
-    if (!key) throw unauthorized('No API key found in request: send the anon key in the apikey header');
-    let claims: Claims;
-    try {
-      claims = await tokens.verify(key);
-    } catch {
-      throw unauthorized('Invalid API key');
-    }
-    if (claims.role !== 'anon' && claims.role !== 'service_role') throw unauthorized('Invalid API key');
-    await next();
-  };
+export async function checkApiKey(tokens: Tokens, key: string | undefined): Promise<void> {
+  if (!key) throw unauthorized('No API key found in request: send the anon key in the apikey header');
+  let claims: Claims;
+  try {
+    claims = tokens.known(key) ?? (await tokens.verify(key));
+  } catch {
+    throw unauthorized('Invalid API key');
+  }
+  if (claims.role !== 'anon' && claims.role !== 'service_role') throw unauthorized('Invalid API key');
 }
 
-/**
- * Sets `principal` from the bearer token. Without one the caller is anonymous, or refused when
- * `required`. A bearer that is present but bad is always refused.
- */
-export function authenticate(
-  s: { tokens: Tokens; publicUrl: string },
-  opts: { required: boolean },
-): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const token = bearerToken(c);
-    if (!token) {
-      if (opts.required) throw unauthorized();
-      c.set('principal', { kind: 'anon', claims: { role: 'anon' } });
-    } else {
-      const rawKey = rawApiKeyRefusal(token, s.publicUrl);
-      if (rawKey) throw rawKey;
-      c.set('principal', principalFromClaims(await verifyBearer(s.tokens, token)));
-    }
+export const requireApiKey =
+  (tokens: Tokens): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    await checkApiKey(tokens, c.req.header('apikey'));
     await next();
   };
+
+const ANON: Principal = { kind: 'anon', claims: { role: 'anon' } };
+
+/**
+ * The principal of an Authorization header's bearer token. Without one the caller is anonymous,
+ * or refused when `required`. A bearer that is present but bad is always refused.
+ */
+export async function principalOf(
+  s: { tokens: Tokens; publicUrl: string },
+  authorization: string | undefined,
+  required: boolean,
+): Promise<Principal> {
+  const token = bearerFrom(authorization);
+  if (!token) {
+    if (required) throw unauthorized();
+    return ANON;
+  }
+  const rawKey = rawApiKeyRefusal(token, s.publicUrl);
+  if (rawKey) throw rawKey;
+  return principalFromClaims(await verifyBearer(s.tokens, token));
 }
+
+/** Sets `principal` from the bearer token (principalOf). */
+export const authenticate =
+  (s: { tokens: Tokens; publicUrl: string }, opts: { required: boolean }): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    c.set('principal', await principalOf(s, c.req.header('authorization'), opts.required));
+    await next();
+  };
 
 export function requireUser(principal: Principal): Extract<Principal, { kind: 'user' }> {
   if (principal.kind === 'user') return principal;

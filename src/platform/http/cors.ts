@@ -49,33 +49,20 @@ export function addHeaders(c: Context, headers: HeaderEntry[]) {
 /**
  * The headers every response gets from the outer middleware (X-Request-Id, CORS), known before
  * the handler runs. Each middleware pushes its own with `finalHeader` before `next()`, and the
- * outermost one (requestContext) sets them all on the final response with addHeaders, unless a
- * handler already built its response with them (`takeFinalHeaders`): then they are in the
- * response's plain header object, and even `c.res.headers` is never asked for (asking builds a
- * Headers object, ~20 µs a request with the copies it brings; docs/performance.md).
+ * outermost one (requestContext) sets them all on the final response with addHeaders.
  */
-export type FinalHeaders = { list: HeaderEntry[]; takenBy: Response | null };
+export type FinalHeaders = { list: HeaderEntry[] };
 
 export function finalHeader(c: Context, entry: HeaderEntry): void {
   (c.get('finalHeaders') as FinalHeaders | undefined)?.list.push(entry);
 }
 
-/**
- * For a handler that builds its own Response from a plain header object: the final headers to
- * put into that object (lower-case names, as Headers gives them), or null when there are none to
- * take (no requestContext: a unit test's bare router). `claim` must then be called with the
- * Response built, so that requestContext knows that this response, and only it, has them.
- */
-export function takeFinalHeaders(c: Context): { entries: HeaderEntry[]; claim(res: Response): void } | null {
-  const final = c.get('finalHeaders') as FinalHeaders | undefined;
-  if (!final || final.takenBy) return null;
-  return {
-    entries: final.list,
-    claim: (res) => {
-      final.takenBy = res;
-    },
-  };
-}
+/** What `corsHeaders` gives a request from any origin on every surface but the MCP endpoint. */
+export const PUBLIC_CORS_HEADERS: Readonly<Record<string, string>> = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': EXPOSED,
+  vary: 'Origin',
+};
 
 /**
  * CORS for the whole surface, as hono's `cors()` answers it: preflights by hono's middleware

@@ -15,12 +15,13 @@ const secondsToUtcMidnight = (now: Date) =>
 const utcDay = (now: Date) => now.toISOString().slice(0, 10);
 
 /** A write carrying more than one row counts as a bulk operation too (spec section 8). */
+export const isManyRows = (body: unknown) => Array.isArray(body) && body.length > 1;
+
 async function carriesManyRows(c: Context): Promise<boolean> {
   if (c.req.method === 'GET' || c.req.method === 'HEAD') return false;
   if (!c.req.header('content-type')?.includes('application/json')) return false;
   try {
-    const body = await c.req.json();
-    return Array.isArray(body) && body.length > 1;
+    return isManyRows(await c.req.json());
   } catch {
     return false; // the route's validator reports malformed JSON
   }
@@ -36,18 +37,25 @@ const callerKey = (p: Principal) => `${claimedOrganization(p) ?? '-'}:${String(p
 
 /**
  * Every authenticated request: the standard per-minute limit per user or agent per organization,
- * the bulk limit for multi-row writes, and the organization's daily API-call quota.
+ * the bulk limit for multi-row writes (`manyRows`, asked only for those callers; null for a
+ * request that cannot carry rows), and the organization's daily API-call quota.
  */
-export function meter(s: Services): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const principal = c.get('principal');
-    if (principal.kind === 'user' || principal.kind === 'agent') {
-      await meterCall(s, principal);
-      if (await carriesManyRows(c)) await meterBulk(s, principal);
-    }
+export async function meterRequest(
+  s: Services,
+  principal: Principal,
+  manyRows: (() => Promise<boolean>) | null,
+): Promise<void> {
+  if (principal.kind !== 'user' && principal.kind !== 'agent') return;
+  await meterCall(s, principal);
+  if (manyRows && (await manyRows())) await meterBulk(s, principal);
+}
+
+export const meter =
+  (s: Services): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    await meterRequest(s, c.get('principal'), () => carriesManyRows(c));
     await next();
   };
-}
 
 /** One call of a user or agent: the standard per-minute limit and the daily quota. */
 export async function meterCall(s: Services, principal: Principal): Promise<void> {
