@@ -25,7 +25,16 @@ import type { BenchRequest, Fixture, Statement } from './rest-service.ts';
 const env = process.env;
 const fixture = JSON.parse(readFileSync(env.BENCH_FIXTURE ?? '', 'utf8')) as Fixture;
 const byPath = new Map<string, BenchRequest>(fixture.requests.map((r) => [`${r.method} ${r.path}`, r]));
-const named = (text: string) => `b${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+// Each statement's name, computed once per text, as the service's statement cache keeps them.
+const names = new Map<string, string>();
+const named = (text: string) => {
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `b${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+    names.set(text, name);
+  }
+  return name;
+};
 
 type Run = (r: BenchRequest) => Promise<Record<string, unknown> | undefined>;
 let close = async () => {};
