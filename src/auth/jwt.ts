@@ -53,14 +53,22 @@ export function createTokens(keys: SigningKeys, issuer: string): Tokens {
     async verify(token) {
       const claims = known(token);
       if (claims) return claims;
+      const remember = (claims: Claims) => {
+        if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
+        verified.set(keyOf(token), { token, claims });
+      };
       try {
         const { payload } = await jwtVerify(token, jwks, { algorithms: ['ES256'] });
         if (typeof payload.role !== 'string') throw new TokenError('invalid');
-        if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
-        verified.set(keyOf(token), { token, claims: payload as Claims });
+        remember(payload as Claims);
         return payload as Claims;
       } catch (err) {
-        if (err instanceof errors.JWTExpired) throw new TokenError('expired');
+        if (err instanceof errors.JWTExpired) {
+          // Expiry is checked after the signature: a well-signed token past its time is
+          // remembered too, so a client retrying it gets its 401 without another ES256 check.
+          remember(err.payload as Claims);
+          throw new TokenError('expired');
+        }
         throw new TokenError('invalid');
       }
     },
