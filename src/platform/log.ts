@@ -9,15 +9,9 @@ export type { Logger };
  * Without a destination, lines go to stdout asynchronously: pino's default writes each line with
  * a synchronous write(2) on the request's path, one syscall per access-log line. The async
  * destination writes in the background and batches the lines that arrive while a write is under
- * way. Lines are written once BATCH_BYTES have gathered, or FLUSH_MS after the last write: under
- * load one write carries dozens of lines instead of a few, each write being a round through
- * libuv's thread pool (docs/performance.md); when quiet, a line waits at most FLUSH_MS. Nothing
- * is lost on the way out: pino flushes it synchronously on process exit (a crash included), and
- * the service flushes it when it stops (main.ts); only a SIGKILL loses the lines not yet written.
+ * way. Nothing is lost on the way out: pino flushes it synchronously on process exit (a crash
+ * included), and the service flushes it when it stops (main.ts).
  */
-const BATCH_BYTES = 4096;
-const FLUSH_MS = 250;
-
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
     {
@@ -43,8 +37,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
         censor: '[redacted]',
       },
     },
-    destination ??
-      pino.destination({ dest: 1, sync: false, minLength: BATCH_BYTES, periodicFlush: FLUSH_MS }),
+    destination ?? pino.destination({ dest: 1, sync: false }),
   );
 }
 
@@ -61,19 +54,31 @@ export type AccessLog = (
  * The access line, one per request: the same JSON line pino writes for `log.info({req_id,
  * method, path, status, ms}, 'request')`, to the same destination, built as one string. Its
  * fields are fixed here and carry nothing a redaction path names, and pino's generic
- * serialization of them cost several µs a request (docs/performance.md). The request id and the method need no escaping (an incoming id must
- * match request-context.ts's pattern; Node accepts only known method names); the path is quoted.
+ * serialization of them cost several µs a request. The request id and the method need no
+ * escaping (an incoming id must match request-context.ts's pattern; Node accepts only known
+ * method names); the path is quoted.
+ *
+ * The lines of one turn of the event loop reach the destination as one write, at the end of the
+ * turn: the async destination re-measures the text it holds on every write, so a line at a time
+ * under load cost as much again (docs/performance.md). Lines written directly to `log` meanwhile
+ * (a failure's cause) may come before the access lines of the same turn, and a crash loses at
+ * most that turn's access lines.
  */
 export function accessLog(log: Logger): AccessLog {
   const destination = (log as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym];
   const bound = JSON.stringify(log.bindings()).slice(1, -1);
   const base = bound ? `,${bound}` : '';
+  let pending = '';
+  const flush = () => {
+    const lines = pending;
+    pending = '';
+    destination?.write(lines);
+  };
   return (requestId, method, path, status, started) => {
     if (!log.isLevelEnabled('info')) return;
     const ms = Math.round(performance.now() - started);
-    destination?.write(
-      `{"level":30,"time":"${new Date().toISOString()}"${base},"req_id":"${requestId}","method":"${method}","path":${JSON.stringify(path)},"status":${status},"ms":${ms},"msg":"request"}\n`,
-    );
+    if (pending === '') setImmediate(flush);
+    pending += `{"level":30,"time":"${new Date().toISOString()}"${base},"req_id":"${requestId}","method":"${method}","path":${JSON.stringify(path)},"status":${status},"ms":${ms},"msg":"request"}\n`;
   };
 }
 
