@@ -25,19 +25,18 @@ export type LimitStore = { redis?: Redis; prefix: string };
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 export function createLimiter(store: LimitStore, name: string, rule: LimitRule): Limiter {
+  if (!store.redis) return memoryLimiter(rule);
   const opts = {
     keyPrefix: `${store.prefix}:rl:${name}`,
     points: rule.points,
     duration: rule.durationSeconds,
   };
   // If Redis is unreachable, counting falls back to this process rather than refusing everyone.
-  const rl = store.redis
-    ? new RateLimiterRedis({
-        ...opts,
-        storeClient: store.redis,
-        insuranceLimiter: new RateLimiterMemory(opts),
-      })
-    : new RateLimiterMemory(opts);
+  const rl = new RateLimiterRedis({
+    ...opts,
+    storeClient: store.redis,
+    insuranceLimiter: new RateLimiterMemory(opts),
+  });
   return {
     async hit(key, points = 1) {
       try {
@@ -63,6 +62,47 @@ export function createLimiter(store: LimitStore, name: string, rule: LimitRule):
     },
     async reset(key) {
       await rl.delete(key);
+    },
+  };
+}
+
+/**
+ * The same fixed windows in this process's memory, counted synchronously: every metered request
+ * hits two of them (docs/performance.md), and a Map entry per key is all a window needs. Windows
+ * past their end are swept at most once per window length, so idle keys do not pile up.
+ */
+function memoryLimiter(rule: LimitRule): Limiter {
+  const windowMs = rule.durationSeconds * 1000;
+  const windows = new Map<string, { count: number; endsAt: number }>();
+  let sweepAt = 0;
+  const current = (key: string, now: number) => {
+    const w = windows.get(key);
+    return w !== undefined && w.endsAt > now ? w : undefined;
+  };
+  return {
+    hit(key, points = 1) {
+      const now = Date.now();
+      if (now >= sweepAt) {
+        for (const [k, w] of windows) if (w.endsAt <= now) windows.delete(k);
+        sweepAt = now + windowMs;
+      }
+      let w = current(key, now);
+      if (w === undefined) {
+        w = { count: 0, endsAt: now + windowMs };
+        windows.set(key, w);
+      }
+      w.count += points;
+      const allowed = w.count <= rule.points;
+      return Promise.resolve({
+        allowed,
+        retryAfterSeconds: allowed ? 0 : seconds(w.endsAt - now),
+        remaining: Math.max(0, rule.points - w.count),
+        consumed: w.count,
+      });
+    },
+    used: async (key) => current(key, Date.now())?.count ?? 0,
+    reset: async (key) => {
+      windows.delete(key);
     },
   };
 }
