@@ -64,16 +64,25 @@ function routeOf(method: string, path: string): Route {
   const rest = path.slice('/rest/v1'.length);
   if (rest === '') return READ_METHODS.has(method) ? { kind: 'describe' } : { kind: 'none' };
   if (rest === '/') return READ_METHODS.has(method) ? { kind: 'slash' } : { kind: 'none' };
-  const parts = rest.slice(1).split('/');
-  if (parts.length === 2 && parts[0] === 'rpc' && parts[1] && RPC_METHODS.has(method)) {
-    return { kind: 'rpc', name: decoded(parts[1]) };
+  const slash = rest.indexOf('/', 1);
+  if (slash < 0)
+    return TABLE_METHODS.has(method) ? { kind: 'table', name: decoded(rest.slice(1)) } : { kind: 'none' };
+  const name = rest.slice(slash + 1);
+  if (
+    slash === 4 &&
+    rest.startsWith('/rpc') &&
+    name !== '' &&
+    !name.includes('/') &&
+    RPC_METHODS.has(method)
+  ) {
+    return { kind: 'rpc', name: decoded(name) };
   }
-  if (parts.length === 1 && parts[0] && TABLE_METHODS.has(method))
-    return { kind: 'table', name: decoded(parts[0]) };
   return { kind: 'none' };
 }
 
+/** A path segment decoded as the app's router decoded parameters (left as sent when malformed). */
 const decoded = (segment: string) => {
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {

@@ -49,7 +49,38 @@ function finish(statements: string[], rel: Relation, returning: Returning, p: Pa
   };
 }
 
+/**
+ * Insert texts by shape, per relation (a schema reload replaces every Relation, so a changed
+ * catalog never meets a text made from the old one). An insert's text depends only on its
+ * columns, its conflict clause and what it returns, and its rows go as one bound JSON value: the
+ * same shape gets the same string again, which the statement cache (statement-cache.ts) finds
+ * without hashing a new text of a kilobyte or more. A representation (`select=`) may bind values
+ * of its own, and several column groups make several statements: those are built every time.
+ */
+const insertTexts = new WeakMap<Relation, Map<string, string>>();
+const INSERT_SHAPES_MAX = 200;
+
 export function insertSql(plan: InsertPlan): Statement {
+  const [only] = plan.groups;
+  if (plan.groups.length !== 1 || !only || plan.returning.mode === 'representation') return buildInsert(plan);
+  const { conflict } = plan;
+  const key = `${only.columns.map(ident).join(',')}\n${conflict ? `${conflict.target.map(ident).join(',')} ${conflict.ignore}` : ''}\n${plan.returning.mode}`;
+  let byShape = insertTexts.get(plan.rel);
+  if (!byShape) {
+    byShape = new Map();
+    insertTexts.set(plan.rel, byShape);
+  }
+  const text = byShape.get(key);
+  if (text !== undefined) return { text, values: [JSON.stringify(only.rows)] };
+  const built = buildInsert(plan);
+  if (built.values.length === 1) {
+    if (byShape.size >= INSERT_SHAPES_MAX) byShape.delete(byShape.keys().next().value as string);
+    byShape.set(key, built.text);
+  }
+  return built;
+}
+
+function buildInsert(plan: InsertPlan): Statement {
   const p = new Params();
   const { rel, conflict } = plan;
   const statements = plan.groups.map(({ columns, rows }) => {

@@ -27,6 +27,8 @@ function returning(s: Services, rel: Relation, req: ApiRequest): Returning {
   return { mode, shape: mode === 'representation' ? returningPlan(s.schema, rel, req.query) : null };
 }
 
+const keysOf = (r: Row) => Object.keys(r).sort().join(',');
+
 /** Where a created row can be read again (Location), from its primary key. */
 const location = (rel: Relation, row: Row) =>
   `/${rel.name}?${rel.pk.map((k) => `${k}=eq.${encodeURIComponent(String(row[k]))}`).join('&')}`;
@@ -82,8 +84,7 @@ export async function insert(
     throw badBody('Send a JSON object or a non-empty array of objects');
   }
   // As PostgREST: without ?columns every object must carry the same keys, or some would be lost.
-  const keys = (r: Row) => Object.keys(r).sort().join(',');
-  if (!req.columns && rows.some((r) => keys(r) !== keys(rows[0] as Row))) {
+  if (!req.columns && rows.some((r) => keysOf(r) !== keysOf(rows[0] as Row))) {
     throw badBody('All object keys must match: give every row the same keys, or list them in ?columns=');
   }
   const columns = columnsOf(
