@@ -40,7 +40,8 @@ async function run(
   rel: Relation,
   sql: Statement,
   created: boolean,
-  supplied: Supplied,
+  // The values the request supplied, by column: gathered only to explain a refused write.
+  supplied: () => Supplied,
 ): Promise<RestResponse> {
   type Written = { body: string | null; affected: number };
   const single = req.prefer.return === 'representation' && req.single;
@@ -57,7 +58,7 @@ async function run(
       })
     : s.db.queryAs<Written>(req.principal, sql.text, sql.values).then(([row]) => row as Written);
   const { body, affected } = await written.catch((err) => {
-    throw explainDbError(err, rel, supplied);
+    throw explainDbError(err, rel, supplied());
   });
   const total = req.prefer.count ? String(affected) : '*';
   const headers: Record<string, string> = {
@@ -108,7 +109,7 @@ export async function insert(
     groups.set(cols.join(','), g);
   }
   const sql = insertSql({ rel, groups: [...groups.values()], conflict, returning: returning(s, rel, req) });
-  return run(s, req, rel, sql, true, fromRows(rows));
+  return run(s, req, rel, sql, true, () => fromRows(rows));
 }
 
 /** An update or delete must be filtered; one not addressed to a single id is a bulk operation. */
@@ -136,7 +137,7 @@ export async function update(
   const columns = columnsOf(rel, Object.keys(body));
   if (columns.length === 0) throw badBody('Nothing to change');
   const sql = updateSql({ rel, filters, columns, body: body as Row, returning: returning(s, rel, req) });
-  return run(s, req, rel, sql, false, fromFilters(filters, fromRows([body as Row])));
+  return run(s, req, rel, sql, false, () => fromFilters(filters, fromRows([body as Row])));
 }
 
 export async function remove(s: Services, req: ApiRequest): Promise<RestResponse> {
@@ -144,5 +145,5 @@ export async function remove(s: Services, req: ApiRequest): Promise<RestResponse
   const rel = relationOf(s.schema, req.table);
   const filters = await filtersFor(s, req, 'DELETE');
   const sql = deleteSql({ rel, filters, returning: returning(s, rel, req) });
-  return run(s, req, rel, sql, false, fromFilters(filters));
+  return run(s, req, rel, sql, false, () => fromFilters(filters));
 }
