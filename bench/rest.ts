@@ -9,7 +9,7 @@
 // owns a data directory, so the servers take turns on the same directory, each started for its
 // round and stopped after it (the start is not measured). Never fails on a figure.
 //
-// BENCH_SECONDS (default 4) per measured run, BENCH_ROUNDS (3), BENCH_CONNECTIONS (32),
+// BENCH_SECONDS (default 4) per measured run, BENCH_ROUNDS (5), BENCH_CONNECTIONS (32),
 // BENCH_ENGINES (pglite,postgres), BENCH_CPU_PROF=<dir> writes the service's CPU profiles there.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -24,7 +24,7 @@ import { CONNECTIONS, type Load, requireWrk, wrk } from './wrk.ts';
 const env = process.env;
 const SECONDS = Number(env.BENCH_SECONDS ?? 4);
 const WARMUP = 1;
-const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(env.BENCH_ROUNDS ?? 5);
 const ENGINES = (env.BENCH_ENGINES ?? 'pglite,postgres').split(',');
 const here = path.dirname(fileURLToPath(import.meta.url));
 
