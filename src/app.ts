@@ -6,13 +6,13 @@ import { authRoutes } from './auth/routes.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import { functionRoutes, WEBHOOK_RECEIVERS } from './functions/routes.ts';
 import { MCP_PATH, originPolicy } from './mcp/origin.ts';
-import { AppError, errorBody, payloadTooLarge, toAppError } from './platform/errors.ts';
+import { AppError, errorBody, payloadTooLarge } from './platform/errors.ts';
 import { trustedProxies } from './platform/http/client-ip.ts';
 import { closeAfterResponse } from './platform/http/connection.ts';
 import { corsHeaders } from './platform/http/cors.ts';
 import { newRouter, openApiDocument } from './platform/http/openapi.ts';
 import { requestContext } from './platform/http/request-context.ts';
-import { logFailure } from './platform/log.ts';
+import { failedRequest, logFailure } from './platform/log.ts';
 import { MAX_MEDIA_BYTES } from './platform/media-type.ts';
 import { restHandler } from './rest/server.ts';
 import type { Services } from './services.ts';
@@ -125,10 +125,10 @@ export function buildApp(s: Services) {
     c.json(errorBody(new AppError(404, 'not_found', `No route for ${c.req.method} ${c.req.path}`)), 404),
   );
   app.onError((err, c) => {
-    const e = toAppError(err);
-    // Every surface's 5xx passes here, so each is logged once with its cause (MCP tool and resource
-    // failures, answered inside JSON-RPC, are logged where src/mcp catches them).
-    if (e.status >= 500) logFailure(c.get('log') ?? s.log, err);
+    // Every surface's 5xx but /rest/v1's passes here (that one's handler does the same), so each
+    // is logged once with its cause (MCP tool and resource failures, answered inside JSON-RPC, are
+    // logged where src/mcp catches them).
+    const e = failedRequest(err, () => c.get('log') ?? s.log);
     for (const [k, v] of Object.entries(e.headers)) c.header(k, v);
     const body: Record<string, unknown> = errorBody(e);
     // @supabase/auth-js reads GoTrue's fields: code (API version 2024-01-01), error_code, msg.

@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { type AppError, toAppError } from './errors.ts';
 
 export type { Logger };
 
@@ -112,4 +113,11 @@ export function logFailure(
   const cause = err instanceof Error && err.cause !== undefined ? err.cause : err;
   const { name, message, code, stack } = (cause ?? {}) as Error & { code?: unknown };
   log.error({ ...fields, err: { name, message, code, stack } }, msg);
+}
+
+/** The error a failed request is answered with (errors.ts), a 5xx logged by its cause first. */
+export function failedRequest(err: unknown, log: () => Logger): AppError {
+  const e = toAppError(err);
+  if (e.status >= 500) logFailure(log(), err);
+  return e;
 }

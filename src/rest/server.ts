@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError, errorBody, toAppError } from '../platform/errors.ts';
+import { AppError, errorBody } from '../platform/errors.ts';
 import { checkApiKey, principalOf } from '../platform/http/authenticate.ts';
 import { JsonBody, refuseDeclaredTooLarge } from '../platform/http/body.ts';
 import { PUBLIC_CORS_HEADERS } from '../platform/http/cors.ts';
 import { isManyRows, meterRequest } from '../platform/http/meter.ts';
 import { requestIdOf } from '../platform/http/request-context.ts';
 import { assertOrganization } from '../platform/http/require-organization.ts';
-import { accessLog, type Logger, logFailure } from '../platform/log.ts';
+import { accessLog, failedRequest, type Logger } from '../platform/log.ts';
 import type { Services } from '../services.ts';
 import { restOpenApi } from './openapi.ts';
 import { parsePrefer } from './prefer.ts';
@@ -168,8 +168,7 @@ function table(
 
 /** The one error body (as app.ts renders it for every other surface); a 5xx logged by its cause. */
 function failure(err: unknown, log: () => Logger): HttpAnswer {
-  const e = toAppError(err);
-  if (e.status >= 500) logFailure(log(), err);
+  const e = failedRequest(err, log);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   for (const [k, v] of Object.entries(e.headers)) headers[k.toLowerCase()] = v;
   return { status: e.status, headers, body: JSON.stringify(errorBody(e)) };

@@ -15,6 +15,9 @@ export type TestService = RunningService & {
   databaseUrl: string | undefined;
   /** Every log line the service wrote, as text. */
   logs: () => string;
+  /** The same lines, each parsed from its JSON. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever fields a line has
+  logLines: () => any[];
   stop(): Promise<void>;
 };
 
@@ -63,6 +66,12 @@ export async function startTestService(
     dataDir: dir,
     databaseUrl: fresh.url,
     logs: () => captured.join(''),
+    logLines: () =>
+      captured
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
     async stop() {
       await service.close();
       await fresh.drop();

@@ -53,12 +53,7 @@ type Line = { level: number; req_id?: string; msg: string; err?: Record<string, 
   unknown
 >;
 const linesOf = (requestId: string): Line[] =>
-  svc
-    .logs()
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Line)
-    .filter((l) => l.req_id === requestId);
+  (svc.logLines() as Line[]).filter((l) => l.req_id === requestId);
 
 /** The one error line of the request: the driver's own words for what went wrong. */
 function causeLogged(requestId: string): Line {

@@ -20,12 +20,7 @@ describe('platform behaviour', () => {
     expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     const traced = await call(svc, 'GET', '/health', { headers: { 'x-request-id': 'trace-abc-12345' } });
     expect(traced.headers.get('x-request-id')).toBe('trace-abc-12345');
-    const line = svc
-      .logs()
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l))
-      .find((l) => l.req_id === 'trace-abc-12345');
+    const line = svc.logLines().find((l) => l.req_id === 'trace-abc-12345');
     expect(line).toMatchObject({ method: 'GET', path: '/health', status: 200 });
     const forged = await call(svc, 'GET', '/health', { headers: { 'x-request-id': 'bad id\twith spaces' } });
     expect(forged.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);

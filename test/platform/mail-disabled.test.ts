@@ -15,12 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.stop());
 
-const lines = () =>
-  svc
-    .logs()
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = (): Record<string, unknown>[] => svc.logLines();
 
 describe('DATABASE_URL without SMTP_URL', () => {
   it('warns at start that mail is disabled', () => {

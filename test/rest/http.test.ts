@@ -49,12 +49,7 @@ describe('/rest/v1 at the HTTP level', () => {
       headers: { 'x-request-id': 'rest-trace-12345' },
     });
     expect(traced.headers.get('x-request-id')).toBe('rest-trace-12345');
-    const line = svc
-      .logs()
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l))
-      .find((l) => l.req_id === 'rest-trace-12345');
+    const line = svc.logLines().find((l) => l.req_id === 'rest-trace-12345');
     // The query string is never logged.
     expect(line).toMatchObject({
       level: 30,

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import {
   type Connection,
@@ -22,7 +22,7 @@ const serializers = {
   [BOOL_OID]: (v: unknown) => (typeof v === 'boolean' ? (v ? 't' : 'f') : String(v)),
 };
 
-const wrap = (q: PGlite | Transaction): Connection => ({
+const wrap = (q: PGlite): Connection => ({
   async query<T extends Row>(sql: string, params?: unknown[]) {
     return (await q.query<T>(sql, params)).rows;
   },
