@@ -13,7 +13,7 @@ import { lockDataDir } from './platform/data-dir-lock.ts';
 import type { Database } from './platform/db/database.ts';
 import { migrate, SCHEMA_CHANNEL } from './platform/db/migrate.ts';
 import { openDatabase } from './platform/db/open.ts';
-import { createLogger } from './platform/log.ts';
+import { createLogger, flushAccessLines } from './platform/log.ts';
 import { openMail } from './platform/mail/dispatch.ts';
 import type { Queue } from './platform/queue/queue.ts';
 import { loadSecrets } from './platform/secrets.ts';
@@ -186,6 +186,7 @@ export async function startService(
       }
       log.info('stopped');
       // The log is written asynchronously (platform/log.ts): out before the caller may exit.
+      flushAccessLines();
       await new Promise<void>((resolve) => log.flush(() => resolve()));
     })();
     return closing;

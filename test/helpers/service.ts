@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { MakeJob, MediaUrl } from '../../src/jobs/index.ts';
 import { type RunningService, startService } from '../../src/main.ts';
+import { flushAccessLines } from '../../src/platform/log.ts';
 import { freshDatabase } from './db.ts';
 
 export type TestService = RunningService & {
@@ -59,16 +60,20 @@ export async function startTestService(
     jobs,
     mediaUrl,
   });
+  // Access lines wait a moment before their write (platform/log.ts): hand them over first.
+  const logs = () => {
+    flushAccessLines();
+    return captured.join('');
+  };
   return {
     ...service,
     anonKey: service.services.keys.anonKey,
     serviceRoleKey: service.services.keys.serviceRoleKey,
     dataDir: dir,
     databaseUrl: fresh.url,
-    logs: () => captured.join(''),
+    logs,
     logLines: () =>
-      captured
-        .join('')
+      logs()
         .split('\n')
         .filter(Boolean)
         .map((l) => JSON.parse(l)),
