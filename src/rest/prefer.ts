@@ -25,10 +25,14 @@ const HONOURED = {
 type Known = keyof typeof HONOURED;
 const isKnown = (k: string): k is Known => Object.hasOwn(HONOURED, k);
 
+/** What a request without `Prefer` gets (most requests): shared, never changed. */
+const DEFAULTS: Prefer = Object.freeze({ return: 'minimal', count: null, resolution: null, missing: 'null' });
+
 export function parsePrefer(header: string | undefined): Prefer {
+  if (header === undefined) return DEFAULTS;
   const given = new Map<Known, string>();
   const invalid: string[] = [];
-  for (const raw of (header ?? '').split(',')) {
+  for (const raw of header.split(',')) {
     const part = raw.trim();
     if (part === '') continue;
     const eq = part.indexOf('=');
@@ -39,9 +43,9 @@ export function parsePrefer(header: string | undefined): Prefer {
   }
   if (given.get('handling') === 'strict' && invalid.length) throw invalidPreferences(invalid);
   return {
-    return: (given.get('return') as Prefer['return']) ?? 'minimal',
-    count: (given.get('count') as Prefer['count']) ?? null,
-    resolution: (given.get('resolution') as Prefer['resolution']) ?? null,
-    missing: (given.get('missing') as Prefer['missing']) ?? 'null',
+    return: (given.get('return') as Prefer['return']) ?? DEFAULTS.return,
+    count: (given.get('count') as Prefer['count']) ?? DEFAULTS.count,
+    resolution: (given.get('resolution') as Prefer['resolution']) ?? DEFAULTS.resolution,
+    missing: (given.get('missing') as Prefer['missing']) ?? DEFAULTS.missing,
   };
 }
