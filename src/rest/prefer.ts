@@ -4,7 +4,7 @@ import { invalidPreferences } from './errors.ts';
  * The `Prefer` header, read once into a typed value (as PostgREST's Preferences.hs does).
  * postgrest-js joins several preferences with commas in one header: `return=representation,count=exact`.
  * Values this interface does not know are dropped unless `handling=strict`, which refuses them
- * (PGRST122), as PostgREST does. test/rest/prefer.test.ts holds the examples.
+ * (PGRST122), as PostgREST does. test/rest/stages.test.ts holds the examples.
  */
 export type Prefer = {
   return: 'minimal' | 'headers-only' | 'representation';
