@@ -19,7 +19,10 @@ describe('access lines', () => {
     const access = accessLog(createLogger('info', sink));
     for (const id of ['burst-1', 'burst-2', 'burst-3']) access(id, 'GET', '/rest/v1/contacts', 200, 0);
     await vi.waitFor(() => expect(writes).toHaveLength(1));
-    const lines = (writes[0] as string).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (writes[0] as string)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.req_id)).toEqual(['burst-1', 'burst-2', 'burst-3']);
     expect(lines[0]).toMatchObject({ level: 30, msg: 'request', method: 'GET', status: 200 });
   });
