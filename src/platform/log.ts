@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { type AppError, toAppError } from './errors.ts';
 
@@ -94,8 +95,22 @@ export function flushAccessLines(): void {
   for (const [destination, lines] of waiting) destination.write(lines);
   waiting.clear();
 }
-// Before pino's own exit handler, which flushes the destination synchronously.
-process.prependListener('exit', flushAccessLines);
+
+// At exit nothing asynchronous finishes: a write handed to the async destination now would go to
+// libuv's thread pool and might never run. Its file descriptor is written directly instead,
+// before pino's own exit handler flushes what the destination holds.
+process.prependListener('exit', () => {
+  for (const [destination, lines] of waiting) {
+    const { fd } = destination as { fd?: unknown };
+    try {
+      if (typeof fd === 'number' && fd >= 0) writeSync(fd, lines);
+      else destination.write(lines);
+    } catch {
+      // The reader is gone (EPIPE): there is no one left to tell.
+    }
+  }
+  waiting.clear();
+});
 
 /**
  * A child of `log` with `bindings`, made when it is first used. Most requests log nothing but
