@@ -89,18 +89,20 @@ const waiting = new Map<DestinationStream, string>();
 let timer: NodeJS.Timeout | undefined;
 
 /** Hands every waiting access line to its destination. */
-export function flushAccessLines(): void {
+export function flushAccessLines(
+  write = (destination: DestinationStream, lines: string) => destination.write(lines),
+): void {
   clearTimeout(timer);
   timer = undefined;
-  for (const [destination, lines] of waiting) destination.write(lines);
+  for (const [destination, lines] of waiting) write(destination, lines);
   waiting.clear();
 }
 
 // At exit nothing asynchronous finishes: a write handed to the async destination now would go to
 // libuv's thread pool and might never run. Its file descriptor is written directly instead,
 // before pino's own exit handler flushes what the destination holds.
-process.prependListener('exit', () => {
-  for (const [destination, lines] of waiting) {
+process.prependListener('exit', () =>
+  flushAccessLines((destination, lines) => {
     const { fd } = destination as { fd?: unknown };
     try {
       if (typeof fd === 'number' && fd >= 0) writeSync(fd, lines);
@@ -108,9 +110,8 @@ process.prependListener('exit', () => {
     } catch {
       // The reader is gone (EPIPE): there is no one left to tell.
     }
-  }
-  waiting.clear();
-});
+  }),
+);
 
 /**
  * A child of `log` with `bindings`, made when it is first used. Most requests log nothing but
