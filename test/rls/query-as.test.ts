@@ -88,6 +88,22 @@ describe('db.queryAs', () => {
     expect((await seen)[0]?.n).toBe(0);
   });
 
+  it('runs each call under its own caller and mode when the same tokens come back (PGlite keeps their claims encoded)', async () => {
+    const who = `select current_setting('request.jwt.claim.sub') as sub,
+                        current_setting('transaction_read_only') as ro, $1::text as n`;
+    type Seen = { sub: string; ro: string };
+    for (let round = 0; round < 2; round++) {
+      for (const m of [a.owner, b.owner, a.member]) {
+        for (const readOnly of [true, false, true]) {
+          const [once] = await fresh.db.queryAs<Seen>(m.as, who, [String(round)], { readOnly });
+          expect(once).toMatchObject({ sub: m.userId, ro: readOnly ? 'on' : 'off' });
+          const [inTx] = await fresh.db.asPrincipal(m.as, (tx) => tx.query<Seen>(who, ['tx']), { readOnly });
+          expect(inTx).toMatchObject({ sub: m.userId, ro: readOnly ? 'on' : 'off' });
+        }
+      }
+    }
+  });
+
   it('refuses a write when read-only', async () => {
     const code = await sqlstate(
       fresh.db.queryAs(owner(), 'update contacts set last_name = $1', ['x'], { readOnly: true }),

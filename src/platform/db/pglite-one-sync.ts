@@ -20,7 +20,12 @@ import { MAX_STATEMENTS_PER_CONNECTION, nameOf } from './statement-cache.ts';
  * server infers each parameter's type as it does for PGlite's `query()`. Rows are read with
  * PGlite's parsers, as its `query()` reads them.
  */
-export type Statement = { text: string; values: unknown[] };
+export type Statement = {
+  text: string;
+  values: unknown[];
+  /** The statement's Bind message (bindOf), for a caller that sends the same values again and again. */
+  bind?: Uint8Array;
+};
 
 const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as {
   prepareValue: (v: unknown) => unknown;
@@ -97,6 +102,13 @@ export class TransactionRolledBack extends Error {
   }
 }
 
+/**
+ * The Bind message of a statement with values, as `send` writes it: for a caller that keeps it
+ * and passes it along with the statement each time (the same text and values, so the same bytes).
+ */
+export const bindOf = (s: Statement): Uint8Array =>
+  serialize.bind({ statement: nameOf(s.text), values: s.values.map(asText) });
+
 /** One protocol buffer: `statements` and a Sync, under PGlite's query lock. */
 function send(db: PGlite, statements: Statement[]): Promise<{ rows: Row[][]; tags: string[] }> {
   const cache = statementsOf(db);
@@ -113,7 +125,7 @@ function send(db: PGlite, statements: Statement[]): Promise<{ rows: Row[][]; tag
       if (name) used.push(s.text);
       else parts.push(serialize.parse({ text: s.text }));
       parts.push(
-        serialize.bind({ statement: name, values: s.values.map(asText) }),
+        s.bind && name ? s.bind : serialize.bind({ statement: name, values: s.values.map(asText) }),
         serialize.describe({ type: 'P' }),
         serialize.execute({}),
       );

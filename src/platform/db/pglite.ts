@@ -9,7 +9,7 @@ import {
   type Queryable,
   type Row,
 } from './database.ts';
-import { runOneSync, runTransaction, type Statement } from './pglite-one-sync.ts';
+import { bindOf, runOneSync, runTransaction, type Statement } from './pglite-one-sync.ts';
 
 /**
  * PGlite serializes a bound value by the parameter's type in JavaScript, and for a boolean it
@@ -21,6 +21,31 @@ const BOOL_OID = 16;
 const serializers = {
   [BOOL_OID]: (v: unknown) => (typeof v === 'boolean' ? (v ? 't' : 'f') : String(v)),
 };
+
+/**
+ * The claims statement of a principal with its Bind message, kept per token: a verified token's
+ * claims are one object that arrives with every request it makes (auth/jwt.ts), and writing its
+ * values into a Bind was, on a cached read, about a tenth of this engine's time per request
+ * (docs/performance.md): PGlite's encoder measures and copies the claims JSON character by
+ * character. Only the bytes are kept; the statement still runs on every request.
+ */
+const claimsBinds = new WeakMap<object, { readOnly?: Statement; readWrite?: Statement }>();
+
+function claimsOf(principal: Principal, readOnly = false): Statement {
+  let kept = claimsBinds.get(principal.claims);
+  if (!kept) {
+    kept = {};
+    claimsBinds.set(principal.claims, kept);
+  }
+  const mode = readOnly ? 'readOnly' : 'readWrite';
+  let statement = kept[mode];
+  if (!statement) {
+    const s = claimsStatement(principal, readOnly);
+    statement = { ...s, bind: bindOf(s) };
+    kept[mode] = statement;
+  }
+  return statement;
+}
 
 const wrap = (q: PGlite): Connection => ({
   async query<T extends Row>(sql: string, params?: unknown[]) {
@@ -57,7 +82,7 @@ export async function openPglite(
     query: (sql, params) => wrap(db).query(sql, params),
     script: async <T extends Row>(sql: string) => (await db.exec(sql)).flatMap((r) => r.rows as T[]),
     transaction: (fn) => inTransaction(null, fn),
-    asPrincipal: (principal, fn, opts) => inTransaction(claimsStatement(principal, opts?.readOnly), fn),
+    asPrincipal: (principal, fn, opts) => inTransaction(claimsOf(principal, opts?.readOnly), fn),
     // The claims and the statement in one call into the engine (pglite-one-sync.ts).
     queryAs: async <T extends Row>(
       principal: Principal,
@@ -65,8 +90,11 @@ export async function openPglite(
       params?: unknown[],
       opts?: { readOnly?: boolean },
     ) => {
-      const claims = claimsStatement(principal, opts?.readOnly);
-      const [, rows] = await runOneSync(db, [claims, { text: sql, values: params ?? [] }], opts);
+      const [, rows] = await runOneSync(
+        db,
+        [claimsOf(principal, opts?.readOnly), { text: sql, values: params ?? [] }],
+        opts,
+      );
       return (rows ?? []) as T[];
     },
     // One process owns a PGlite data dir, so an in-process queue is the whole lock.
