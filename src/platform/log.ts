@@ -54,19 +54,20 @@ export type AccessLog = (
 
 /**
  * The access line, one per request: the same JSON line pino writes for `log.info({req_id,
- * method, path, status, ms}, 'request')`, to the same destination, built as one string. Its
- * fields are fixed here and carry nothing a redaction path names, and pino's generic
- * serialization of them cost several µs a request. The request id and the method need no
- * escaping (an incoming id must match request-context.ts's pattern; Node accepts only known
- * method names); the path is quoted.
+ * method, path, status, ms}, 'request')`, to the same destination. Its fields are fixed here and
+ * carry nothing a redaction path names, and pino's generic serialization of them cost several µs
+ * a request. The request id and the method need no escaping (an incoming id must match
+ * request-context.ts's pattern; Node accepts only known method names); the path is quoted.
  *
- * Lines wait up to ACCESS_FLUSH_MS (or until ACCESS_FLUSH_BYTES are waiting) and reach their
- * destination as one write. Each write of the async destination is a round trip through libuv's
- * thread pool and a copy of its text; written once per turn of the event loop, as before, the
- * access lines cost a busy service about 10 µs of CPU a request, batched like this about 1
- * (docs/performance.md). Lines written directly to `log` meanwhile (a failure's cause) may come
- * before the access lines of the same interval. Nothing waits past the process: the lines are
- * handed over when it exits (a crash included) and when the service closes (main.ts).
+ * A request only records its fields; the lines are written out together, at most ACCESS_FLUSH_MS
+ * later (or once ACCESS_FLUSH_LINES wait), as one write. Each write of the async destination is
+ * a round trip through libuv's thread pool and a copy of its text: written once per turn of the
+ * event loop, the access lines cost a busy service about 10 µs of CPU a request. Formatting them
+ * in the batch too, away from the request's own work, was worth about 3% of a cached read's
+ * throughput on PGlite (docs/performance.md). Lines written directly to `log` meanwhile (a
+ * failure's cause) may come before the access lines of the same interval. Nothing waits past the
+ * process: the lines are handed over when it exits (a crash included) and when the service
+ * closes (main.ts).
  */
 export function accessLog(log: Logger): AccessLog {
   const destination = (log as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym];
@@ -75,27 +76,53 @@ export function accessLog(log: Logger): AccessLog {
   return (requestId, method, path, status, started) => {
     if (!destination || !log.isLevelEnabled('info')) return;
     const ms = Math.round(performance.now() - started);
-    const lines = `${waiting.get(destination) ?? ''}{"level":30,"time":"${new Date().toISOString()}"${base},"req_id":"${requestId}","method":"${method}","path":${JSON.stringify(path)},"status":${status},"ms":${ms},"msg":"request"}\n`;
-    waiting.set(destination, lines);
-    if (lines.length >= ACCESS_FLUSH_BYTES) flushAccessLines();
+    waiting.push({ destination, base, requestId, method, path, status, ms, at: Date.now() });
+    if (waiting.length >= ACCESS_FLUSH_LINES) flushAccessLines();
     else timer ??= setTimeout(flushAccessLines, ACCESS_FLUSH_MS);
   };
 }
 
+type Waiting = {
+  destination: DestinationStream;
+  base: string;
+  requestId: string;
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+  /** Date.now() when the request ended. */
+  at: number;
+};
+
 const ACCESS_FLUSH_MS = 20;
-const ACCESS_FLUSH_BYTES = 64 * 1024;
-/** Access lines not yet written, by destination (one buffer for every surface of a logger). */
-const waiting = new Map<DestinationStream, string>();
+const ACCESS_FLUSH_LINES = 256;
+/** Access lines not yet written, in the order their requests ended. */
+let waiting: Waiting[] = [];
 let timer: NodeJS.Timeout | undefined;
 
-/** Hands every waiting access line to its destination. */
+const line = (w: Waiting, time: string) =>
+  `{"level":30,"time":"${time}"${w.base},"req_id":"${w.requestId}","method":"${w.method}","path":${JSON.stringify(w.path)},"status":${w.status},"ms":${w.ms},"msg":"request"}\n`;
+
+/** Writes every waiting access line to its destination, one write per destination. */
 export function flushAccessLines(
   write = (destination: DestinationStream, lines: string) => destination.write(lines),
 ): void {
   clearTimeout(timer);
   timer = undefined;
-  for (const [destination, lines] of waiting) write(destination, lines);
-  waiting.clear();
+  const lines = waiting;
+  waiting = [];
+  const byDestination = new Map<DestinationStream, string>();
+  let at = Number.NaN;
+  let time = '';
+  for (const w of lines) {
+    // Requests ending in the same millisecond share its timestamp: formatted once.
+    if (w.at !== at) {
+      at = w.at;
+      time = new Date(at).toISOString();
+    }
+    byDestination.set(w.destination, (byDestination.get(w.destination) ?? '') + line(w, time));
+  }
+  for (const [destination, text] of byDestination) write(destination, text);
 }
 
 // At exit nothing asynchronous finishes: a write handed to the async destination now would go to
