@@ -18,6 +18,8 @@ export type OrgPlan = { slug: string; name: string; price_usd: string; rank: num
 export type PlanCache = {
   /** The organization's plan; null for an unknown organization. */
   forOrganization(organizationId: string): Promise<OrgPlan | null>;
+  /** The same answer without a promise while it is cached; undefined when it is not (or stale). */
+  cached(organizationId: string): OrgPlan | null | undefined;
   /** Every plan, cheapest first (upgrade guidance). */
   all(): Promise<OrgPlan[]>;
   /** Forgets an organization's plan (after a plan change in this process). */
@@ -35,10 +37,15 @@ const PLAN_SQL = `select p.slug, p.name, p.price_usd, p.rank, app.plan_limits(p)
 export function createPlanCache(db: Database, ttlMs = 30_000): PlanCache {
   const byOrg = new Map<string, { plan: OrgPlan | null; until: number }>();
   let plans: { list: OrgPlan[]; until: number } | undefined;
+  const cached = (organizationId: string) => {
+    const hit = byOrg.get(organizationId);
+    return hit && hit.until > Date.now() ? hit.plan : undefined;
+  };
   return {
+    cached,
     async forOrganization(organizationId) {
-      const hit = byOrg.get(organizationId);
-      if (hit && hit.until > Date.now()) return hit.plan;
+      const hit = cached(organizationId);
+      if (hit !== undefined) return hit;
       const [row] = UUID.test(organizationId)
         ? await db.query<OrgPlan>(
             `${PLAN_SQL} join public.organizations o on o.plan = p.slug where o.id = $1`,

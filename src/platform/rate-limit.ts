@@ -14,6 +14,8 @@ export type LimitResult = {
 export interface Limiter {
   /** Counts one (or `points`) against the key and says whether the caller is still within the rule. */
   hit(key: string, points?: number): Promise<LimitResult>;
+  /** `hit` without a promise: only a counter in this process's memory has it. */
+  hitNow?(key: string, points?: number): LimitResult;
   /** How much of the window the key has used, without counting. */
   used(key: string): Promise<number>;
   reset(key: string): Promise<void>;
@@ -79,27 +81,29 @@ function memoryLimiter(rule: LimitRule): Limiter {
     const w = windows.get(key);
     return w !== undefined && w.endsAt > now ? w : undefined;
   };
+  const hitNow = (key: string, points = 1): LimitResult => {
+    const now = Date.now();
+    if (now >= sweepAt) {
+      for (const [k, w] of windows) if (w.endsAt <= now) windows.delete(k);
+      sweepAt = now + windowMs;
+    }
+    let w = current(key, now);
+    if (w === undefined) {
+      w = { count: 0, endsAt: now + windowMs };
+      windows.set(key, w);
+    }
+    w.count += points;
+    const allowed = w.count <= rule.points;
+    return {
+      allowed,
+      retryAfterSeconds: allowed ? 0 : seconds(w.endsAt - now),
+      remaining: Math.max(0, rule.points - w.count),
+      consumed: w.count,
+    };
+  };
   return {
-    hit(key, points = 1) {
-      const now = Date.now();
-      if (now >= sweepAt) {
-        for (const [k, w] of windows) if (w.endsAt <= now) windows.delete(k);
-        sweepAt = now + windowMs;
-      }
-      let w = current(key, now);
-      if (w === undefined) {
-        w = { count: 0, endsAt: now + windowMs };
-        windows.set(key, w);
-      }
-      w.count += points;
-      const allowed = w.count <= rule.points;
-      return Promise.resolve({
-        allowed,
-        retryAfterSeconds: allowed ? 0 : seconds(w.endsAt - now),
-        remaining: Math.max(0, rule.points - w.count),
-        consumed: w.count,
-      });
-    },
+    hit: (key, points) => Promise.resolve(hitNow(key, points)),
+    hitNow,
     used: async (key) => current(key, Date.now())?.count ?? 0,
     reset: async (key) => {
       windows.delete(key);

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, errorBody } from '../platform/errors.ts';
-import { checkApiKey, principalOf } from '../platform/http/authenticate.ts';
+import { callerOf, knownCaller } from '../platform/http/authenticate.ts';
 import { JsonBody, refuseDeclaredTooLarge } from '../platform/http/body.ts';
 import { PUBLIC_CORS_HEADERS } from '../platform/http/cors.ts';
 import { isManyRows, meterRequest } from '../platform/http/meter.ts';
@@ -100,17 +100,20 @@ async function answer(
 ): Promise<HttpAnswer> {
   const write = !READ_METHODS.has(method);
   if (write) refuseDeclaredTooLarge(req, res, s.config.bodyLimitBytes);
-  await checkApiKey(s.tokens, req.headers.apikey as string | undefined);
-  const principal = await principalOf(s, req.headers.authorization, false);
+  const apikey = req.headers.apikey as string | undefined;
+  const principal =
+    knownCaller(s.tokens, apikey, req.headers.authorization) ??
+    (await callerOf(s, apikey, req.headers.authorization));
   const body = write ? new JsonBody(req, res, s.config.bodyLimitBytes) : null;
   // A JSON array of several rows counts as a bulk operation too (meter.ts).
-  await meterRequest(
+  const metering = meterRequest(
     s,
     principal,
     body && req.headers['content-type']?.includes('application/json')
       ? () => body.json().then(isManyRows, () => false)
       : null,
   );
+  if (metering) await metering;
   const route = routeOf(method, path);
   if (route.kind === 'none') throw new AppError(404, 'not_found', `No route for ${method} ${path}`);
   if (route.kind === 'slash') return { status: 308, headers: { location: '/rest/v1' }, body: null };

@@ -142,6 +142,20 @@ describe('the daily quota, on an injected clock', () => {
     expect(over.json.message).toContain('in 30 seconds');
   });
 
+  it('/rest/v1 counts every call against the same quota, the refused one included, as the functions do', async () => {
+    clock = new Date('2026-03-31T23:59:30.250Z');
+    const me = await signUp(svc, 'Restful Ltd');
+    const contacts = () => call(svc, 'GET', '/rest/v1/contacts?select=id', { token: me.access_token });
+    const members = () => call(svc, 'GET', fn('organization-members'), { token: me.access_token });
+    // The same token again and again: after the first call, its checks and counts are answered
+    // from memory (knownCaller, meterCallNow), and must count exactly as the first did.
+    expect(await untilLimited(contacts, 5)).toEqual([200, 200, 200, 429]);
+    const over = await contacts();
+    expect(over.json).toMatchObject({ error: 'quota_exceeded', details: { limit: 3, used: 5 } });
+    expect(over.headers.get('retry-after')).toBe('30');
+    expect((await members()).json).toMatchObject({ error: 'quota_exceeded', details: { used: 6 } });
+  });
+
   it('a new UTC day starts a fresh count', async () => {
     clock = new Date('2026-04-01T23:59:59.000Z');
     const me = await signUp(svc, 'Daily Ltd');

@@ -133,6 +133,26 @@ describe('/rest/v1 at the HTTP level', () => {
     expect(put.status).toBe(404);
   });
 
+  it('refuses a token it accepted a moment ago once it has expired, and a known token beside a bad API key', async () => {
+    // Both tokens are remembered after their first use (knownCaller answers from memory): the
+    // memory must still say no once the time is up, and must not stand in for the API key.
+    const payload = (token: string) =>
+      JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()) as { exp: number };
+    // The owner's own claims, valid for at most a second.
+    const short = await svc.services.tokens.sign(payload(owner.access_token), 1);
+    const read = (token: string, apikey = svc.anonKey) =>
+      call(svc, 'GET', '/rest/v1/contacts?select=id', { token, headers: { apikey } });
+    expect((await read(short)).status).toBe(200);
+    expect((await read(short)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, payload(short).exp * 1000 - Date.now() + 50));
+    const expired = await read(short);
+    expect(expired.status).toBe(401);
+    expect(expired.json.error).toBe('token_expired');
+    // A user's token is no API key, however well it is known.
+    expect((await read(owner.access_token)).status).toBe(200);
+    expect((await read(owner.access_token, owner.access_token)).status).toBe(401);
+  });
+
   it('redirects /rest/v1/ to its description, and answers HEAD with the headers and no body', async () => {
     const slash = await fetch(`${svc.url}/rest/v1/`, {
       headers: { apikey: svc.anonKey },

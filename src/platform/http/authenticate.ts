@@ -82,8 +82,11 @@ export async function checkApiKey(tokens: Tokens, key: string | undefined): Prom
   } catch {
     throw unauthorized('Invalid API key');
   }
-  if (claims.role !== 'anon' && claims.role !== 'service_role') throw unauthorized('Invalid API key');
+  if (!isApiKey(claims)) throw unauthorized('Invalid API key');
 }
+
+/** This service's API keys are tokens of the anon or the service role. */
+const isApiKey = (claims: Claims) => claims.role === 'anon' || claims.role === 'service_role';
 
 export const requireApiKey =
   (tokens: Tokens): MiddlewareHandler<AppEnv> =>
@@ -111,6 +114,38 @@ export async function principalOf(
   const rawKey = rawApiKeyRefusal(token, s.publicUrl);
   if (rawKey) throw rawKey;
   return principalFromClaims(await verifyBearer(s.tokens, token));
+}
+
+/** The caller of a request with an API key and perhaps a bearer token (anonymous without one). */
+export async function callerOf(
+  s: { tokens: Tokens; publicUrl: string },
+  apikey: string | undefined,
+  authorization: string | undefined,
+): Promise<Principal> {
+  await checkApiKey(s.tokens, apikey);
+  return principalOf(s, authorization, false);
+}
+
+/**
+ * callerOf for a request whose API key and bearer token were both verified before (nearly
+ * every request: clients send the same tokens again and again), found without a promise;
+ * undefined when either is new, expired or refused, and then callerOf decides and says why.
+ */
+export function knownCaller(
+  tokens: Tokens,
+  apikey: string | undefined,
+  authorization: string | undefined,
+): Principal | undefined {
+  try {
+    const key = apikey ? tokens.known(apikey) : undefined;
+    if (!key || !isApiKey(key)) return undefined;
+    const token = bearerFrom(authorization);
+    if (!token) return ANON;
+    const claims = tokens.known(token);
+    return claims && principalFromClaims(claims);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Sets `principal` from the bearer token (principalOf). */

@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { Services } from '../../services.ts';
 import { claimedOrganization, type Principal } from '../db/database.ts';
 import { AppError } from '../errors.ts';
-import { rateLimited } from '../rate-limit.ts';
+import { type LimitResult, rateLimited } from '../rate-limit.ts';
 import { bearerToken, principalFromClaims } from './authenticate.ts';
 import type { AppEnv } from './env.ts';
 
@@ -38,16 +38,22 @@ const callerKey = (p: Principal) => `${claimedOrganization(p) ?? '-'}:${String(p
 /**
  * Every authenticated request: the standard per-minute limit per user or agent per organization,
  * the bulk limit for multi-row writes (`manyRows`, asked only for those callers; null for a
- * request that cannot carry rows), and the organization's daily API-call quota.
+ * request that cannot carry rows), and the organization's daily API-call quota. A promise only
+ * when something has to be waited for: counters in this process and a cached plan (nearly every
+ * request of a single process) are counted at once (meterCallNow).
  */
-export async function meterRequest(
+export function meterRequest(
   s: Services,
   principal: Principal,
   manyRows: (() => Promise<boolean>) | null,
-): Promise<void> {
-  if (principal.kind !== 'user' && principal.kind !== 'agent') return;
-  await meterCall(s, principal);
-  if (manyRows && (await manyRows())) await meterBulk(s, principal);
+): Promise<void> | undefined {
+  if (principal.kind !== 'user' && principal.kind !== 'agent') return undefined;
+  const counted = meterCallNow(s, principal);
+  if (counted && !manyRows) return undefined;
+  return (async () => {
+    if (!counted) await meterCall(s, principal);
+    if (manyRows && (await manyRows())) await meterBulk(s, principal);
+  })();
 }
 
 export const meter =
@@ -59,33 +65,54 @@ export const meter =
 
 /** One call of a user or agent: the standard per-minute limit and the daily quota. */
 export async function meterCall(s: Services, principal: Principal): Promise<void> {
-  const std = await s.limits.standard.hit(callerKey(principal));
-  if (!std.allowed) throw rateLimited(std.retryAfterSeconds);
+  withinStandard(await s.limits.standard.hit(callerKey(principal)));
   const org = claimedOrganization(principal);
-  if (org) await countApiCall(s, org);
-}
-
-async function countApiCall(s: Services, organizationId: string): Promise<void> {
+  if (!org) return;
   // One reading of the clock, so the day counted and the wait announced cannot disagree.
   const now = s.now();
-  const r = await s.limits.apiCallsPerDay.hit(`${organizationId}:${utcDay(now)}`);
-  const limit = (await s.plans.forOrganization(organizationId))?.limits.api_calls_per_day;
-  if (limit !== null && limit !== undefined && r.consumed > limit) {
-    const wait = secondsToUtcMidnight(now);
-    throw new AppError(
-      429,
-      'quota_exceeded',
-      `The plan's ${limit} API calls per day are used up; the quota resets at midnight UTC, in ${wait} seconds`,
-      { limit, used: r.consumed, resets_at: nextUtcMidnight(now).toISOString() },
-      {},
-      { 'Retry-After': String(wait) },
-    );
-  }
+  const r = await s.limits.apiCallsPerDay.hit(dayKey(org, now));
+  withinQuota(r, (await s.plans.forOrganization(org))?.limits.api_calls_per_day, now);
+}
+
+/**
+ * meterCall without a promise, when both counters are in this process and the organization's plan
+ * is cached; false, with nothing counted, otherwise.
+ */
+function meterCallNow(s: Services, principal: Principal): boolean {
+  const { standard, apiCallsPerDay } = s.limits;
+  if (!standard.hitNow || !apiCallsPerDay.hitNow) return false;
+  const org = claimedOrganization(principal);
+  const plan = org ? s.plans.cached(org) : null;
+  if (plan === undefined) return false;
+  withinStandard(standard.hitNow(callerKey(principal)));
+  if (!org) return true;
+  const now = s.now();
+  withinQuota(apiCallsPerDay.hitNow(dayKey(org, now)), plan?.limits.api_calls_per_day, now);
+  return true;
+}
+
+const dayKey = (organizationId: string, now: Date) => `${organizationId}:${utcDay(now)}`;
+
+function withinStandard(r: LimitResult): void {
+  if (!r.allowed) throw rateLimited(r.retryAfterSeconds);
+}
+
+function withinQuota(r: LimitResult, limit: number | null | undefined, now: Date): void {
+  if (limit === null || limit === undefined || r.consumed <= limit) return;
+  const wait = secondsToUtcMidnight(now);
+  throw new AppError(
+    429,
+    'quota_exceeded',
+    `The plan's ${limit} API calls per day are used up; the quota resets at midnight UTC, in ${wait} seconds`,
+    { limit, used: r.consumed, resets_at: nextUtcMidnight(now).toISOString() },
+    {},
+    { 'Retry-After': String(wait) },
+  );
 }
 
 /** Today's count of API calls for an organization (agent-usage). */
 export const apiCallsToday = (s: Services, organizationId: string) =>
-  s.limits.apiCallsPerDay.used(`${organizationId}:${utcDay(s.now())}`);
+  s.limits.apiCallsPerDay.used(dayKey(organizationId, s.now()));
 
 /**
  * The same metering for routes that authenticate in their own way (/auth/v1/user, /logout): a
