@@ -4,8 +4,22 @@ import type { Principal } from '../db/database.ts';
 import { AppError, forbidden, unauthorized } from '../errors.ts';
 import type { AppEnv } from './env.ts';
 
-/** The principal a verified JWT stands for, as PostgREST would derive the database role. */
+/**
+ * The principal a verified JWT stands for, as PostgREST would derive the database role; one per
+ * token's claims (the token cache keeps one claims object per token, auth/jwt.ts).
+ */
 export function principalFromClaims(claims: Claims): Principal {
+  let principal = principals.get(claims);
+  if (principal === undefined) {
+    principal = derivePrincipal(claims);
+    principals.set(claims, principal);
+  }
+  return principal;
+}
+
+const principals = new WeakMap<Claims, Principal>();
+
+function derivePrincipal(claims: Claims): Principal {
   if (claims.role === 'service_role') return { kind: 'service', claims };
   if (claims.role === 'anon') return { kind: 'anon', claims };
   if (claims.role === 'authenticated' && typeof claims.sub === 'string') {

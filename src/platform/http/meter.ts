@@ -33,7 +33,19 @@ export async function meterBulk(s: Services, principal: Principal): Promise<void
   if (!r.allowed) throw rateLimited(r.retryAfterSeconds, 'bulk operations');
 }
 
-const callerKey = (p: Principal) => `${claimedOrganization(p) ?? '-'}:${String(p.claims.sub)}`;
+/**
+ * The per-minute counter's key, kept with the token's claims (one object per verified token,
+ * auth/jwt.ts): a key built anew on every request is a new string the counter's Map hashes again.
+ */
+const callerKeys = new WeakMap<object, string>();
+const callerKey = (p: Principal) => {
+  let key = callerKeys.get(p.claims);
+  if (key === undefined) {
+    key = `${claimedOrganization(p) ?? '-'}:${String(p.claims.sub)}`;
+    callerKeys.set(p.claims, key);
+  }
+  return key;
+};
 
 /**
  * Every authenticated request: the standard per-minute limit per user or agent per organization,
@@ -91,7 +103,23 @@ function meterCallNow(s: Services, principal: Principal): boolean {
   return true;
 }
 
-const dayKey = (organizationId: string, now: Date) => `${organizationId}:${utcDay(now)}`;
+/** The daily counter's key: the organization and the UTC day, kept for the day (as callerKey). */
+const dayKeys = new Map<string, string>();
+let dayKeysOf = Number.NaN;
+const DAY_MS = 24 * 3600 * 1000;
+const dayKey = (organizationId: string, now: Date) => {
+  const day = Math.floor(now.getTime() / DAY_MS);
+  if (day !== dayKeysOf || dayKeys.size >= 10_000) {
+    dayKeys.clear();
+    dayKeysOf = day;
+  }
+  let key = dayKeys.get(organizationId);
+  if (key === undefined) {
+    key = `${organizationId}:${utcDay(now)}`;
+    dayKeys.set(organizationId, key);
+  }
+  return key;
+};
 
 function withinStandard(r: LimitResult): void {
   if (!r.allowed) throw rateLimited(r.retryAfterSeconds);
