@@ -63,7 +63,7 @@ export type AccessLog = (
  * later (or once ACCESS_FLUSH_LINES wait), as one write. Each write of the async destination is
  * a round trip through libuv's thread pool and a copy of its text: written once per turn of the
  * event loop, the access lines cost a busy service about 10 µs of CPU a request. Formatting them
- * in the batch too, away from the request's own work, was worth about 3% of a cached read's
+ * in the batch too, away from the request's own work, was worth about 2% of a cached read's
  * throughput on PGlite (docs/performance.md). Lines written directly to `log` meanwhile (a
  * failure's cause) may come before the access lines of the same interval. Nothing waits past the
  * process: the lines are handed over when it exits (a crash included) and when the service
@@ -72,19 +72,21 @@ export type AccessLog = (
 export function accessLog(log: Logger): AccessLog {
   const destination = (log as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym];
   const bound = JSON.stringify(log.bindings()).slice(1, -1);
-  const base = bound ? `,${bound}` : '';
+  const sink: Sink | undefined = destination && { destination, base: bound ? `,${bound}` : '' };
   return (requestId, method, path, status, started) => {
-    if (!destination || !log.isLevelEnabled('info')) return;
+    if (!sink || !log.isLevelEnabled('info')) return;
     const ms = Math.round(performance.now() - started);
-    waiting.push({ destination, base, requestId, method, path, status, ms, at: Date.now() });
+    waiting.push({ sink, requestId, method, path, status, ms, at: Date.now() });
     if (waiting.length >= ACCESS_FLUSH_LINES) flushAccessLines();
     else timer ??= setTimeout(flushAccessLines, ACCESS_FLUSH_MS);
   };
 }
 
+/** Where a logger's access lines go, and the bindings every one of them carries. */
+type Sink = { destination: DestinationStream; base: string };
+
 type Waiting = {
-  destination: DestinationStream;
-  base: string;
+  sink: Sink;
   requestId: string;
   method: string;
   path: string;
@@ -101,7 +103,7 @@ let waiting: Waiting[] = [];
 let timer: NodeJS.Timeout | undefined;
 
 const line = (w: Waiting, time: string) =>
-  `{"level":30,"time":"${time}"${w.base},"req_id":"${w.requestId}","method":"${w.method}","path":${JSON.stringify(w.path)},"status":${w.status},"ms":${w.ms},"msg":"request"}\n`;
+  `{"level":30,"time":"${time}"${w.sink.base},"req_id":"${w.requestId}","method":"${w.method}","path":${JSON.stringify(w.path)},"status":${w.status},"ms":${w.ms},"msg":"request"}\n`;
 
 /** Writes every waiting access line to its destination, one write per destination. */
 export function flushAccessLines(
@@ -120,7 +122,8 @@ export function flushAccessLines(
       at = w.at;
       time = new Date(at).toISOString();
     }
-    byDestination.set(w.destination, (byDestination.get(w.destination) ?? '') + line(w, time));
+    const { destination } = w.sink;
+    byDestination.set(destination, (byDestination.get(destination) ?? '') + line(w, time));
   }
   for (const [destination, text] of byDestination) write(destination, text);
 }

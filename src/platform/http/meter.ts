@@ -51,8 +51,7 @@ const callerKey = (p: Principal) => {
  * Every authenticated request: the standard per-minute limit per user or agent per organization,
  * the bulk limit for multi-row writes (`manyRows`, asked only for those callers; null for a
  * request that cannot carry rows), and the organization's daily API-call quota. A promise only
- * when something has to be waited for: counters in this process and a cached plan (nearly every
- * request of a single process) are counted at once (meterCallNow).
+ * when something has to be waited for (see meterCall).
  */
 export function meterRequest(
   s: Services,
@@ -60,11 +59,11 @@ export function meterRequest(
   manyRows: (() => Promise<boolean>) | null,
 ): Promise<void> | undefined {
   if (principal.kind !== 'user' && principal.kind !== 'agent') return undefined;
-  const counted = meterCallNow(s, principal);
-  if (counted && !manyRows) return undefined;
+  const counting = meterCall(s, principal);
+  if (!manyRows) return counting;
   return (async () => {
-    if (!counted) await meterCall(s, principal);
-    if (manyRows && (await manyRows())) await meterBulk(s, principal);
+    await counting;
+    if (await manyRows()) await meterBulk(s, principal);
   })();
 }
 
@@ -75,8 +74,16 @@ export const meter =
     await next();
   };
 
-/** One call of a user or agent: the standard per-minute limit and the daily quota. */
-export async function meterCall(s: Services, principal: Principal): Promise<void> {
+/**
+ * One call of a user or agent: the standard per-minute limit and the daily quota. Counted at once
+ * when both counters are in this process and the organization's plan is cached (nearly every call
+ * of a single process); otherwise a promise.
+ */
+export function meterCall(s: Services, principal: Principal): Promise<void> | undefined {
+  return meterCallNow(s, principal) ? undefined : meterCallLater(s, principal);
+}
+
+async function meterCallLater(s: Services, principal: Principal): Promise<void> {
   withinStandard(await s.limits.standard.hit(callerKey(principal)));
   const org = claimedOrganization(principal);
   if (!org) return;
@@ -86,10 +93,7 @@ export async function meterCall(s: Services, principal: Principal): Promise<void
   withinQuota(r, (await s.plans.forOrganization(org))?.limits.api_calls_per_day, now);
 }
 
-/**
- * meterCall without a promise, when both counters are in this process and the organization's plan
- * is cached; false, with nothing counted, otherwise.
- */
+/** meterCallLater without a promise, when it can be; false, with nothing counted, otherwise. */
 function meterCallNow(s: Services, principal: Principal): boolean {
   const { standard, apiCallsPerDay } = s.limits;
   if (!standard.hitNow || !apiCallsPerDay.hitNow) return false;
