@@ -1,3 +1,4 @@
+import { useRef } from 'react';
 import { useSearchParams } from 'react-router';
 
 /**
@@ -6,14 +7,20 @@ import { useSearchParams } from 'react-router';
  */
 export function useUrlFilters() {
   const [params, setParams] = useSearchParams();
+  // Two changes before the URL catches up (typing in one filter, then at once in another) must
+  // build on each other: the params of this render would bring the first change's old value back.
+  // So changes build on the latest one asked for, until the URL itself changes.
+  const latest = useRef({ from: params, next: params });
+  if (latest.current.from !== params) latest.current = { from: params, next: params };
   return {
     get: (key: string) => params.get(key) ?? '',
     page: Math.max(0, Number(params.get('page')) || 0),
     set(key: string, value: string) {
-      const next = new URLSearchParams(params);
+      const next = new URLSearchParams(latest.current.next);
       if (value) next.set(key, value);
       else next.delete(key);
       if (key !== 'page') next.delete('page');
+      latest.current.next = next;
       setParams(next, { replace: true });
     },
   };
