@@ -138,8 +138,9 @@ describe('/rest/v1 at the HTTP level', () => {
     // memory must still say no once the time is up, and must not stand in for the API key.
     const payload = (token: string) =>
       JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()) as { exp: number };
-    // The owner's own claims, valid for at most a second.
-    const short = await svc.services.tokens.sign(payload(owner.access_token), 1);
+    // The owner's own claims, valid for one to two seconds: `exp` is whole seconds after a
+    // whole-second `iat`, so a lifetime of 1 could end a moment after it was signed.
+    const short = await svc.services.tokens.sign(payload(owner.access_token), 2);
     const read = (token: string, apikey = svc.anonKey) =>
       call(svc, 'GET', '/rest/v1/contacts?select=id', { token, headers: { apikey } });
     expect((await read(short)).status).toBe(200);
