@@ -7,7 +7,8 @@
 // statements and `commit` issued at once on a pipelining connection and corked into one socket
 // write (one round trip), each statement prepared once per connection by name; what the service
 // sent as one implicit transaction (db.queryAs) goes the same way here, claims and statement
-// before one Sync (the project's OneSync: the wire shape, not the service's code path).
+// before one Sync (the project's OneSync: the wire shape, not the service's code path), a
+// read-only one on the service's shared read connections (read-lanes.ts, as many as it has).
 // PGlite: the same statements inside PGlite's own transaction(), the one connection it has, or,
 // for what the service sent as one implicit transaction, as one protocol buffer in one call
 // (pglite-one-sync.ts, the same shape).
@@ -20,6 +21,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
 import { OneSync, runOneSync } from '../src/platform/db/one-sync.ts';
 import { runOneSync as runPgliteOneSync } from '../src/platform/db/pglite-one-sync.ts';
+import { readLanes } from '../src/platform/db/read-lanes.ts';
 import type { BenchRequest, Fixture, Statement } from './rest-service.ts';
 
 const env = process.env;
@@ -40,12 +42,18 @@ type Run = (r: BenchRequest) => Promise<Record<string, unknown> | undefined>;
 let close = async () => {};
 
 function onPostgres(url: string): Run {
-  const pool = new pg.Pool({ connectionString: url, max: 16, pipeline: true } as pg.PoolConfig);
-  close = () => pool.end();
+  const config = { connectionString: url, pipeline: true } as pg.ClientConfig;
+  const pool = new pg.Pool({ ...config, max: 16 } as pg.PoolConfig);
+  const lanes = readLanes(() => new pg.Client(config), fixture.readConnections);
+  close = async () => {
+    await Promise.all([pool.end(), lanes.close()]);
+  };
   return async (r) => {
-    const client = await pool.connect();
     if (r.oneSync) {
-      // The service sent claims and statement before one Sync (db.queryAs): the same wire shape.
+      // The service sent claims and statement before one Sync (db.queryAs): the same wire shape,
+      // a read on the same number of shared connections.
+      const lane = r.readOnly ? lanes.take() : undefined;
+      const client = lane?.client ?? (await pool.connect());
       const [claims, read] = r.statements as [Statement, Statement];
       const batch = new OneSync([
         { name: named(claims.text), ...claims },
@@ -54,9 +62,11 @@ function onPostgres(url: string): Run {
       try {
         return (await runOneSync(client, batch))[1]?.rows[0];
       } finally {
-        client.release();
+        if (lane) lanes.done(lane);
+        else (client as pg.PoolClient).release();
       }
     }
+    const client = await pool.connect();
     const stream = (
       client as unknown as {
         connection: { stream: NodeJS.WritableStream & { cork(): void; uncork(): void } };

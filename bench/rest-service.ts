@@ -25,7 +25,13 @@ export type BenchRequest = {
   oneSync: boolean;
   status: number;
 };
-export type Fixture = { anonKey: string; accessToken: string; requests: BenchRequest[] };
+export type Fixture = {
+  anonKey: string;
+  accessToken: string;
+  requests: BenchRequest[];
+  /** DATABASE_READ_CONNECTIONS of the service, which the baseline shares reads across too. */
+  readConnections: number;
+};
 
 const env = process.env;
 const config = loadConfig({
@@ -34,6 +40,7 @@ const config = loadConfig({
   DATA_DIR: env.BENCH_DATA_DIR ?? '',
   RATE_LIMIT_STANDARD_PER_MINUTE: '100000000',
   ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL, DATABASE_POOL_SIZE: '16' } : {}),
+  ...(env.DATABASE_READ_CONNECTIONS ? { DATABASE_READ_CONNECTIONS: env.DATABASE_READ_CONNECTIONS } : {}),
 });
 
 /** The database, recording what each asPrincipal or queryAs call sends while `recording` is set. */
@@ -112,7 +119,7 @@ async function seed(): Promise<Fixture> {
     recorded.push({ ...r, ...recording, status: res.status });
     recording = null;
   }
-  return { anonKey, accessToken, requests: recorded };
+  return { anonKey, accessToken, requests: recorded, readConnections: config.databaseReadConnections };
 }
 
 if (env.BENCH_SEED === '1' && env.BENCH_FIXTURE) {

@@ -10,7 +10,8 @@
 // round and stopped after it (the start is not measured). Never fails on a figure.
 //
 // BENCH_SECONDS (default 4) per measured run, BENCH_ROUNDS (5), BENCH_CONNECTIONS (32),
-// BENCH_ENGINES (pglite,postgres), BENCH_CPU_PROF=<dir> writes the service's CPU profiles there.
+// BENCH_ENGINES (pglite,postgres), BENCH_CPU_PROF=<dir> writes the service's CPU profiles there;
+// DATABASE_READ_CONNECTIONS sets the service's (and so the baseline's) shared read connections.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

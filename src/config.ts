@@ -12,6 +12,8 @@ const schema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: z.string().url().optional(),
   DATABASE_POOL_SIZE: int(10),
+  // Connections that single-statement reads share, pipelined (src/platform/db/read-lanes.ts).
+  DATABASE_READ_CONNECTIONS: int(1),
   PUBLIC_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Signing key given by configuration (PEM PKCS#8 or a private JWK as JSON) instead of the data dir.
@@ -142,6 +144,7 @@ export type Config = {
   dataDir: string;
   databaseUrl: string | undefined;
   databasePoolSize: number;
+  databaseReadConnections: number;
   /** Unset means: derive from the address the server actually listens on. */
   publicUrl: string | undefined;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
@@ -279,6 +282,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    databaseReadConnections: e.DATABASE_READ_CONNECTIONS,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     logLevel: e.LOG_LEVEL,
     jwtPrivateKey: e.JWT_PRIVATE_KEY,

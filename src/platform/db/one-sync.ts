@@ -2,8 +2,8 @@ import { createRequire } from 'node:module';
 import pg from 'pg';
 
 /**
- * Two statements as one implicit transaction: Parse (when the connection has not parsed it yet),
- * Bind, Describe and Execute for each, then a single Sync, all in one socket write. PostgreSQL
+ * Two statements as one implicit transaction: a Parse for each the connection has not parsed yet,
+ * then Bind, Describe and Execute for each, and a single Sync, all in one socket write. PostgreSQL
  * runs everything before a Sync as one transaction, so the claims statement's transaction-local
  * settings (`set_config(…, true)`) hold for the second statement and are gone at the Sync: no
  * `begin`, no `commit`, two statements executed instead of four, one round trip.
@@ -32,6 +32,8 @@ type QueryInternals = {
   callback?: (err: Error | null, res?: unknown) => void;
   submit(connection: unknown): Error | null;
   handleReadyForQuery(con: unknown): void;
+  handleRowDescription(msg: unknown): void;
+  handleError(err: Error, con: unknown): void;
 };
 const Query = pg.Query as unknown as new (config: {
   text: string;
@@ -40,9 +42,11 @@ const Query = pg.Query as unknown as new (config: {
 }) => QueryInternals;
 
 export class OneSync extends Query {
-  /** Names this submission sent a Parse for: unknown to the server if the batch failed. */
-  readonly parsedHere: string[] = [];
+  /** The named statements this submission sent a Parse for. */
+  private readonly parsedHere: Statement[] = [];
   private conn: Connection | undefined;
+  /** A result has begun, so every Parse of the batch (they come first) has run. */
+  private described = false;
 
   constructor(private readonly statements: [Statement, Statement]) {
     super({ text: statements[1].text, name: statements[1].name, values: statements[1].values });
@@ -53,15 +57,20 @@ export class OneSync extends Query {
     this.conn = c;
     c.stream.cork();
     try {
+      // Every Parse first: a named statement exists once its Parse has run, whatever happens to
+      // the transaction after it, and a batch sent behind this one on a shared connection
+      // (read-lanes.ts) relies on it without a Parse of its own. Were the claims statement run
+      // before the read's Parse, a caller the claims refuse would leave that batch without it.
       for (const s of this.statements) {
         const known = s.name !== '' && (c.parsedStatements[s.name] ?? c.submittedNamedStatements[s.name]);
-        if (!known) {
-          c.parse({ text: s.text, name: s.name });
-          if (s.name !== '') {
-            c.submittedNamedStatements[s.name] = s.text;
-            this.parsedHere.push(s.name);
-          }
+        if (known) continue;
+        c.parse({ text: s.text, name: s.name });
+        if (s.name !== '') {
+          c.submittedNamedStatements[s.name] = s.text;
+          this.parsedHere.push(s);
         }
+      }
+      for (const s of this.statements) {
         c.bind({ statement: s.name, values: s.values ?? [], valueMapper: prepareValue });
         c.describe({ type: 'P', name: '' });
         c.execute({});
@@ -77,13 +86,36 @@ export class OneSync extends Query {
   // statement this batch parsed is now known to the server.
   override handleReadyForQuery(con: unknown): void {
     if (this.conn && !(this as unknown as { _canceledDueToError: unknown })._canceledDueToError) {
-      for (const s of this.statements) {
-        if (s.name === '') continue;
-        this.conn.parsedStatements[s.name] = s.text;
+      for (const s of this.statements) if (s.name !== '') this.known(s.name, s.text);
+    }
+    super.handleReadyForQuery(con);
+  }
+
+  override handleRowDescription(msg: unknown): void {
+    this.described = true;
+    super.handleRowDescription(msg);
+  }
+
+  // After a failure, which of its Parses ran is known exactly, and recorded before anything else
+  // is sent: a later batch must neither skip a Parse that failed nor repeat one that ran (a
+  // DEALLOCATE to be safe would race batches already sent that rely on the name). A result had
+  // begun: all ran. None had: the read's Parse failed (the claims statement is the same valid
+  // text every time, and nothing else of it can fail before its result begins).
+  override handleError(err: Error, con: unknown): void {
+    for (const s of this.parsedHere) {
+      if (this.described || s === this.statements[0]) this.known(s.name, s.text);
+      else if (this.conn) {
+        delete this.conn.parsedStatements[s.name];
         delete this.conn.submittedNamedStatements[s.name];
       }
     }
-    super.handleReadyForQuery(con);
+    super.handleError(err, con);
+  }
+
+  private known(name: string, text: string) {
+    if (!this.conn) return;
+    this.conn.parsedStatements[name] = text;
+    delete this.conn.submittedNamedStatements[name];
   }
 }
 

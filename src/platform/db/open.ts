@@ -6,8 +6,9 @@ import { openPglite } from './pglite.ts';
 
 /** PostgreSQL when DATABASE_URL is set, else the embedded PGlite in DATA_DIR/pglite. */
 export async function openDatabase(
-  config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir'>,
+  config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'databaseReadConnections' | 'dataDir'>,
 ): Promise<Database> {
-  if (config.databaseUrl) return openPostgres(config.databaseUrl, config.databasePoolSize);
+  if (config.databaseUrl)
+    return openPostgres(config.databaseUrl, config.databasePoolSize, config.databaseReadConnections);
   return openPglite(path.join(config.dataDir, 'pglite'));
 }

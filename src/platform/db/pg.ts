@@ -11,7 +11,8 @@ import {
 } from './database.ts';
 import { advisoryKey } from './lock-key.ts';
 import { OneSync, runOneSync } from './one-sync.ts';
-import { forgetAfterBatch, forgetOnError, prepared } from './statement-cache.ts';
+import { readLanes } from './read-lanes.ts';
+import { forgetOnError, prepared } from './statement-cache.ts';
 
 // int8 (counts, sequences) as numbers, as PGlite returns them; numeric stays a string (money).
 const parseInt8 = (v: string) => Number(v);
@@ -113,8 +114,10 @@ async function pipelined<T>(
   }
 }
 
-export function openPostgres(url: string, poolSize: number): Database {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types, pipeline: true } as pg.PoolConfig);
+export function openPostgres(url: string, poolSize: number, readConnections = 1): Database {
+  const config = { connectionString: url, types, pipeline: true } as pg.ClientConfig;
+  const pool = new pg.Pool({ ...config, max: poolSize } as pg.PoolConfig);
+  const lanes = readLanes(() => new pg.Client(config), readConnections);
   // An idle client that loses its server must not crash the process; the next checkout reconnects.
   pool.on('error', () => {});
   // Multi-statement scripts need the simple protocol, which a pipelining connection refuses: a
@@ -156,7 +159,8 @@ export function openPostgres(url: string, poolSize: number): Database {
     asPrincipal: (principal: Principal, fn, opts) =>
       withClient([SET_CLAIMS_SQL, claimsParams(principal, opts?.readOnly)], fn, opts?.readOnly),
     async queryAs(principal, sql, params, opts) {
-      const client = await pool.connect();
+      const lane = opts?.readOnly ? lanes.take() : undefined;
+      const client = lane ? lane.client : await pool.connect();
       const claims = { name: 'svc_set_claims', ...claimsStatement(principal, opts?.readOnly) };
       const read = prepared(client, sql, params);
       const batch = new OneSync([
@@ -168,12 +172,14 @@ export function openPostgres(url: string, poolSize: number): Database {
         const results = await runOneSync(client, batch);
         return (results[1]?.rows ?? []) as never[];
       } catch (err) {
-        // A server error leaves the connection usable; anything else (a lost socket) does not.
-        if (!(err instanceof pg.DatabaseError)) broken = err as Error;
-        else forgetAfterBatch(client, err, sql, batch.parsedHere);
+        // A server error leaves the connection usable; anything else (a lost socket) does not,
+        // nor does a statement the connection's record says exists but the server does not know.
+        if (!(err instanceof pg.DatabaseError) || err.code === '26000') broken = err as Error;
+        else forgetOnError(client, err, sql);
         throw err;
       } finally {
-        client.release(broken);
+        if (lane) lanes.done(lane, broken);
+        else (client as pg.PoolClient).release(broken);
       }
     },
     // Migrations run multi-statement scripts, which need a plain (non-pipelined) connection.
@@ -200,7 +206,7 @@ export function openPostgres(url: string, poolSize: number): Database {
       return () => client.end();
     },
     async close() {
-      await Promise.all([pool.end(), plain?.end()]);
+      await Promise.all([pool.end(), plain?.end(), lanes.close()]);
     },
   };
 }

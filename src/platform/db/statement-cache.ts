@@ -84,22 +84,3 @@ export function forgetOnError(client: pg.ClientBase, err: unknown, text: string)
   const name = caches.get(client)?.get(text) ?? nameOf(text);
   forget(client, text, name, code === '42P05');
 }
-
-/**
- * After a failed one-Sync batch (one-sync.ts): the names it sent a Parse for may or may not exist
- * on the server, so they are dropped on both sides (the batch's implicit transaction is over, so
- * the DEALLOCATE runs; one for a name that never made it fails harmlessly), plus forgetOnError's
- * cases for a name parsed earlier.
- */
-export function forgetAfterBatch(client: pg.ClientBase, err: unknown, text: string, parsedHere: string[]) {
-  const conn = (
-    client as unknown as Internals & { connection: { submittedNamedStatements: Record<string, string> } }
-  ).connection;
-  for (const name of parsedHere) {
-    delete conn.parsedStatements[name];
-    delete conn.submittedNamedStatements[name];
-    if (caches.get(client)?.get(text) === name) caches.get(client)?.delete(text);
-    client.query(`deallocate "${name}"`).catch(() => {});
-  }
-  if (!parsedHere.includes(caches.get(client)?.get(text) ?? '')) forgetOnError(client, err, text);
-}
