@@ -102,4 +102,21 @@ export const claimsStatement = (principal: Principal, readOnly = false) => ({
   values: claimsParams(principal, readOnly),
 });
 
+/**
+ * `make(principal, readOnly)` kept per claims object and mode: what an engine derives from a
+ * token's claims statement is the same on every request the token makes. Never to be changed.
+ */
+export function perClaims<T>(make: (principal: Principal, readOnly: boolean) => T) {
+  const kept = new WeakMap<object, [readWrite?: T, readOnly?: T]>();
+  return (principal: Principal, readOnly = false): T => {
+    let both = kept.get(principal.claims);
+    if (!both) {
+      both = [];
+      kept.set(principal.claims, both);
+    }
+    const i = readOnly ? 1 : 0;
+    return (both[i] ??= make(principal, readOnly));
+  };
+}
+
 export const SERVICE: Principal = { kind: 'service', claims: { role: 'service_role' } };

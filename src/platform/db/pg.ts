@@ -5,6 +5,7 @@ import {
   claimsStatement,
   type Database,
   type Principal,
+  perClaims,
   type Queryable,
   type Row,
   SET_CLAIMS_SQL,
@@ -29,6 +30,12 @@ const wrap = (client: pg.ClientBase | pg.Pool): Connection => ({
     await client.query(script);
   },
 });
+
+// The claims statement is the same text on every request: prepared once per connection.
+const namedClaims = perClaims((principal, readOnly) => ({
+  name: 'svc_set_claims',
+  ...claimsStatement(principal, readOnly),
+}));
 
 type Corkable = { cork(): void; uncork(): void };
 const socketOf = (client: pg.PoolClient) =>
@@ -161,7 +168,7 @@ export function openPostgres(url: string, poolSize: number, readConnections = 1)
     async queryAs(principal, sql, params, opts) {
       const lane = opts?.readOnly ? lanes.take() : undefined;
       const client = lane ? lane.client : await pool.connect();
-      const claims = { name: 'svc_set_claims', ...claimsStatement(principal, opts?.readOnly) };
+      const claims = namedClaims(principal, opts?.readOnly);
       const read = prepared(client, sql, params);
       const batch = new OneSync([
         claims,

@@ -6,6 +6,7 @@ import {
   claimsStatement,
   type Database,
   type Principal,
+  perClaims,
   type Queryable,
   type Row,
 } from './database.ts';
@@ -29,23 +30,10 @@ const serializers = {
  * (docs/performance.md): PGlite's encoder measures and copies the claims JSON character by
  * character. Only the bytes are kept; the statement still runs on every request.
  */
-const claimsBinds = new WeakMap<object, { readOnly?: Statement; readWrite?: Statement }>();
-
-function claimsOf(principal: Principal, readOnly = false): Statement {
-  let kept = claimsBinds.get(principal.claims);
-  if (!kept) {
-    kept = {};
-    claimsBinds.set(principal.claims, kept);
-  }
-  const mode = readOnly ? 'readOnly' : 'readWrite';
-  let statement = kept[mode];
-  if (!statement) {
-    const s = claimsStatement(principal, readOnly);
-    statement = { ...s, bind: bindOf(s) };
-    kept[mode] = statement;
-  }
-  return statement;
-}
+const claimsOf = perClaims((principal, readOnly): Statement => {
+  const s = claimsStatement(principal, readOnly);
+  return { ...s, bind: bindOf(s) };
+});
 
 const wrap = (q: PGlite): Connection => ({
   async query<T extends Row>(sql: string, params?: unknown[]) {
