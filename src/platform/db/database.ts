@@ -115,7 +115,8 @@ export function perClaims<T>(make: (principal: Principal, readOnly: boolean) => 
       kept.set(principal.claims, both);
     }
     const i = readOnly ? 1 : 0;
-    return (both[i] ??= make(principal, readOnly));
+    both[i] ??= make(principal, readOnly);
+    return both[i];
   };
 }
 

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 
 /**
- * A few connections that read-only one-Sync batches (one-sync.ts) share instead of each taking a
+ * Connections that read-only one-Sync batches (one-sync.ts) share instead of each taking a
  * pooled connection of its own: each batch is a whole implicit transaction ending at its own Sync,
  * so batches of different callers can follow each other on one pipelining connection, their
  * claims gone at each Sync. The batches of one event-loop turn leave in one socket write, and the
