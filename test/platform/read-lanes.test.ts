@@ -12,12 +12,14 @@ let fresh: FreshDatabase;
 let a: Tenant;
 let b: Tenant;
 const opened: Database[] = [];
-/** A database handle of its own, with one shared read connection: every read goes through it. */
-const oneLane = () => {
-  const db = openPostgres(fresh.url as string, 2, 1);
+/** A database handle of its own, with `pool` pooled and `shared` shared read connections. */
+const open = (pool: number, shared: number) => {
+  const db = openPostgres(fresh.url as string, pool, shared);
   opened.push(db);
   return db;
 };
+/** Every read goes through the one shared connection. */
+const oneLane = () => open(2, 1);
 
 beforeAll(async () => {
   if (!onPostgres()) return;
@@ -46,6 +48,11 @@ const refused = (t: Tenant): Principal => ({
   claims: { sub: 'not-a-uuid', role: 'authenticated', app_metadata: { organization_id: t.orgId } },
 });
 
+/** A statement text never sent before: the first batch to use it carries its Parse. */
+const newCount = () => `select count(*)::int as n from contacts where first_name = $1 -- ${unique('lanes')}`;
+const count = (db: Database, who: Principal, sql: string, name: string) =>
+  db.queryAs<{ n: number }>(who, sql, [name], { readOnly: true });
+
 /** The connections to the test's database, but the one asking. */
 const backends = async () => {
   const [row] = await fresh.db.query<{ n: number }>(
@@ -57,26 +64,24 @@ const backends = async () => {
 describe.skipIf(!onPostgres())('shared read connections', () => {
   it('run a batch sent right behind a refused caller’s, which was the first to use the statement', async () => {
     const db = oneLane();
-    // A text never sent before: the refused batch carries its Parse, the next one relies on it.
-    const sql = `select count(*)::int as n from contacts where first_name = $1 -- ${unique('lanes')}`;
-    const first = db.queryAs(refused(a), sql, ['Ann'], { readOnly: true });
-    const second = db.queryAs<{ n: number }>(a.owner.as, sql, ['Ann'], { readOnly: true });
+    // The refused batch carries the statement's Parse, the next one relies on it.
+    const sql = newCount();
+    const first = count(db, refused(a), sql, 'Ann');
+    const second = count(db, a.owner.as, sql, 'Ann');
     expect(await sqlstate(first)).toBe('22P02');
     expect(await second).toEqual([{ n: 1 }]);
-    expect(await db.queryAs(a.owner.as, sql, ['Ann'], { readOnly: true })).toEqual([{ n: 1 }]);
+    expect(await count(db, a.owner.as, sql, 'Ann')).toEqual([{ n: 1 }]);
   });
 
   it('stay usable after a statement that does not parse, for the batches sent right behind it', async () => {
     const db = oneLane();
-    const sql = `select count(*)::int as n from contacts where first_name = $1 -- ${unique('lanes')}`;
+    const sql = newCount();
     // The first batch also carries the claims statement's Parse, which the others rely on.
-    const broken = db.queryAs(a.owner.as, 'select no_such_column from contacts where $1', [true], {
-      readOnly: true,
-    });
-    const next = db.queryAs<{ n: number }>(a.owner.as, sql, ['Ann'], { readOnly: true });
+    const broken = count(db, a.owner.as, 'select count(no_such_column) as n from contacts where $1', 'Ann');
+    const next = count(db, a.owner.as, sql, 'Ann');
     expect(await sqlstate(broken)).toBe('42703');
     expect(await next).toEqual([{ n: 1 }]);
-    expect(await db.queryAs(b.owner.as, sql, ['Bob'], { readOnly: true })).toEqual([{ n: 1 }]);
+    expect(await count(db, b.owner.as, sql, 'Bob')).toEqual([{ n: 1 }]);
   });
 
   it('keep each caller to their own claims and rows, many at once on one connection', async () => {
@@ -103,28 +108,23 @@ describe.skipIf(!onPostgres())('shared read connections', () => {
     });
   });
 
-  it('take no more connections than configured, however many reads are in flight', async () => {
-    const db = openPostgres(fresh.url as string, 8, 2);
-    opened.push(db);
+  /** The connections that `reads` reads of 10 ms each, sent at once, open. */
+  const connectionsFor = async (db: Database, reads: number) => {
     const before = await backends();
     await Promise.all(
-      Array.from({ length: 40 }, () =>
+      Array.from({ length: reads }, () =>
         db.queryAs(a.owner.as, 'select pg_sleep(0.01), $1::int as i', [1], { readOnly: true }),
       ),
     );
-    expect((await backends()) - before).toBe(2);
+    return (await backends()) - before;
+  };
+
+  it('take no more connections than configured, however many reads are in flight', async () => {
+    expect(await connectionsFor(open(8, 2), 40)).toBe(2);
   });
 
   it('send the reads beyond a full connection to the pool, each on a connection of its own', async () => {
-    const db = openPostgres(fresh.url as string, 8, 1);
-    opened.push(db);
-    const before = await backends();
-    await Promise.all(
-      Array.from({ length: MAX_QUEUE + 5 }, () =>
-        db.queryAs(a.owner.as, 'select pg_sleep(0.01), $1::int as i', [1], { readOnly: true }),
-      ),
-    );
-    expect((await backends()) - before).toBe(1 + 5);
+    expect(await connectionsFor(open(8, 1), MAX_QUEUE + 5)).toBe(1 + 5);
   });
 
   it('let a read pass a slow one that holds the only shared connection', async () => {

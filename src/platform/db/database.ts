@@ -1,4 +1,5 @@
 // One interface over node-postgres and PGlite. Callers never see which engine runs underneath.
+import { perObject } from '../per-object.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -82,18 +83,13 @@ export const SET_CLAIMS_SQL = `select set_config('role', $1, true), set_config('
   set_config('request.jwt.claim.sub', $3, true), set_config('transaction_read_only', $4, true),
   app.establish_context($2::jsonb)`;
 
-// A verified token's claims are one object, kept by the token cache (auth/jwt.ts) and never
-// changed, that arrives with every request the token makes: its JSON is written once.
-const claimsJson = new WeakMap<object, string>();
+// A token's claims JSON, written once per token (per-object.ts).
+const claimsJson = perObject((claims: object) => JSON.stringify(claims));
 
 export function claimsParams(principal: Principal, readOnly = false): unknown[] {
   const { claims } = principal;
-  let json = claimsJson.get(claims);
-  if (json === undefined) {
-    json = JSON.stringify(claims);
-    claimsJson.set(claims, json);
-  }
-  return [roleOf(principal), json, typeof claims.sub === 'string' ? claims.sub : '', readOnly ? 'on' : 'off'];
+  const sub = typeof claims.sub === 'string' ? claims.sub : '';
+  return [roleOf(principal), claimsJson(claims), sub, readOnly ? 'on' : 'off'];
 }
 
 /** The claims statement of a transaction as `principal`, with its values. */
@@ -103,21 +99,14 @@ export const claimsStatement = (principal: Principal, readOnly = false) => ({
 });
 
 /**
- * `make(principal, readOnly)` kept per claims object and mode: what an engine derives from a
- * token's claims statement is the same on every request the token makes. Never to be changed.
+ * `make(principal, readOnly)` kept per principal and mode (per-object.ts): what an engine derives
+ * from a token's claims statement is the same on every request the token makes, and a request's
+ * principal is one per token (principalFromClaims).
  */
 export function perClaims<T>(make: (principal: Principal, readOnly: boolean) => T) {
-  const kept = new WeakMap<object, [readWrite?: T, readOnly?: T]>();
-  return (principal: Principal, readOnly = false): T => {
-    let both = kept.get(principal.claims);
-    if (!both) {
-      both = [];
-      kept.set(principal.claims, both);
-    }
-    const i = readOnly ? 1 : 0;
-    both[i] ??= make(principal, readOnly);
-    return both[i];
-  };
+  const readWrite = perObject((principal: Principal) => make(principal, false));
+  const readOnly = perObject((principal: Principal) => make(principal, true));
+  return (principal: Principal, ro = false): T => (ro ? readOnly : readWrite)(principal);
 }
 
 export const SERVICE: Principal = { kind: 'service', claims: { role: 'service_role' } };

@@ -64,7 +64,6 @@ export function readLanes(
   };
   return {
     take() {
-      if (size === 0) return undefined;
       const t = now();
       let best: Lane | undefined;
       for (const lane of lanes) {

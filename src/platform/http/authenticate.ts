@@ -2,22 +2,14 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { type Claims, TokenError, type Tokens } from '../../auth/jwt.ts';
 import type { Principal } from '../db/database.ts';
 import { AppError, forbidden, unauthorized } from '../errors.ts';
+import { perObject } from '../per-object.ts';
 import type { AppEnv } from './env.ts';
 
 /**
  * The principal a verified JWT stands for, as PostgREST would derive the database role; one per
  * token's claims (the token cache keeps one claims object per token, auth/jwt.ts).
  */
-export function principalFromClaims(claims: Claims): Principal {
-  let principal = principals.get(claims);
-  if (principal === undefined) {
-    principal = derivePrincipal(claims);
-    principals.set(claims, principal);
-  }
-  return principal;
-}
-
-const principals = new WeakMap<Claims, Principal>();
+export const principalFromClaims = perObject(derivePrincipal);
 
 function derivePrincipal(claims: Claims): Principal {
   if (claims.role === 'service_role') return { kind: 'service', claims };

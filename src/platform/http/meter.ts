@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { Services } from '../../services.ts';
 import { claimedOrganization, type Principal } from '../db/database.ts';
 import { AppError } from '../errors.ts';
+import { perObject } from '../per-object.ts';
 import { type LimitResult, rateLimited } from '../rate-limit.ts';
 import { bearerToken, principalFromClaims } from './authenticate.ts';
 import type { AppEnv } from './env.ts';
@@ -34,18 +35,10 @@ export async function meterBulk(s: Services, principal: Principal): Promise<void
 }
 
 /**
- * The per-minute counter's key, kept with the token's claims (one object per verified token,
- * auth/jwt.ts): a key built anew on every request is a new string the counter's Map hashes again.
+ * The per-minute counter's key, kept with the principal (one per token, per-object.ts): a key
+ * built anew on every request is a new string the counter's Map hashes again.
  */
-const callerKeys = new WeakMap<object, string>();
-const callerKey = (p: Principal) => {
-  let key = callerKeys.get(p.claims);
-  if (key === undefined) {
-    key = `${claimedOrganization(p) ?? '-'}:${String(p.claims.sub)}`;
-    callerKeys.set(p.claims, key);
-  }
-  return key;
-};
+const callerKey = perObject((p: Principal) => `${claimedOrganization(p) ?? '-'}:${String(p.claims.sub)}`);
 
 /**
  * Every authenticated request: the standard per-minute limit per user or agent per organization,
