@@ -121,20 +121,40 @@ async function pipelined<T>(
   }
 }
 
+/**
+ * How long opening a connection may take before the caller is answered 503: a server that is down
+ * refuses at once, but one behind a dead route would leave the request waiting for the kernel's
+ * TCP timeout (minutes). It also bounds the wait for a free pooled connection.
+ */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * A pool whose connections never crash the process. A connection the server drops (a restart,
+ * `pg_terminate_backend`, a network cut) emits 'error' on its client, and pg-pool listens for it
+ * only while the client is idle: one checked out between two statements had no listener, and the
+ * unhandled 'error' event ended the process. The statement in flight fails on its own (the
+ * request answers 503: errors.ts), and `release()` sees the client is no longer queryable and
+ * discards it; the next checkout opens a new connection.
+ */
+function resilientPool(config: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool({ connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...config });
+  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('error', () => {}); // an idle client's loss, after the pool has discarded it
+  return pool;
+}
+
 export function openPostgres(url: string, poolSize: number, readConnections = 1): Database {
   const config = { connectionString: url, types, pipeline: true } as pg.ClientConfig;
-  const pool = new pg.Pool({ ...config, max: poolSize } as pg.PoolConfig);
-  const lanes = readLanes(() => new pg.Client(config), readConnections);
-  // An idle client that loses its server must not crash the process; the next checkout reconnects.
-  pool.on('error', () => {});
+  const pool = resilientPool({ ...config, max: poolSize } as pg.PoolConfig);
+  const lanes = readLanes(
+    () => new pg.Client({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS }),
+    readConnections,
+  );
   // Multi-statement scripts need the simple protocol, which a pipelining connection refuses: a
   // small plain pool of their own, opened on first use (only the job queue sends them).
   let plain: pg.Pool | undefined;
   const plainPool = () => {
-    if (!plain) {
-      plain = new pg.Pool({ connectionString: url, max: 3, types });
-      plain.on('error', () => {});
-    }
+    plain ??= resilientPool({ connectionString: url, max: 3, types });
     return plain;
   };
 
@@ -202,18 +222,59 @@ export function openPostgres(url: string, poolSize: number, readConnections = 1)
       }
     },
     // LISTEN needs a connection of its own for as long as it listens.
-    async listen(channel, onNotify) {
-      const client = new pg.Client({ connectionString: url });
-      client.on('error', () => {}); // a lost listener only delays a reload until restart
-      await client.connect();
-      client.on('notification', (n) => {
-        if (n.channel === channel) onNotify();
-      });
-      await client.query(`listen ${channel.replace(/[^a-z_]/g, '')}`);
-      return () => client.end();
-    },
+    listen: (channel, onNotify) => listenWithReconnect(url, channel, onNotify),
     async close() {
       await Promise.all([pool.end(), plain?.end(), lanes.close()]);
     },
+  };
+}
+
+/** How long a lost LISTEN connection waits before it tries again, and at most between tries. */
+const RELISTEN_MS = [250, 5_000] as const;
+
+/**
+ * LISTEN on a connection of its own that comes back after the server does (a restart, a
+ * terminated backend): notifications sent while it was away are lost, so `onNotify` is called
+ * once when it is back, as if one had come. The first connection must succeed (the service does
+ * not start without its database); later ones are retried with a doubling wait.
+ */
+async function listenWithReconnect(url: string, channel: string, onNotify: () => void) {
+  const name = channel.replace(/[^a-z_]/g, '');
+  let live = false; // listened once: from then on a lost connection is tried again
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let wait: number = RELISTEN_MS[0];
+  const open = async () => {
+    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    c.on('error', () => {}); // the 'end' that follows schedules the next try
+    c.on('notification', (n) => {
+      if (n.channel === name) onNotify();
+    });
+    c.once('end', () => {
+      if (client === c) client = undefined;
+      if (live && !stopped) timer = setTimeout(retry, wait);
+    });
+    try {
+      await c.connect();
+      await c.query(`listen ${name}`);
+    } catch (err) {
+      await c.end().catch(() => {});
+      throw err;
+    }
+    client = c;
+    wait = RELISTEN_MS[0];
+  };
+  const retry = () => {
+    if (stopped) return;
+    wait = Math.min(wait * 2, RELISTEN_MS[1]);
+    open().then(onNotify, () => {}); // a failed try ends its client, whose 'end' tries again
+  };
+  await open();
+  live = true;
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await client?.end();
   };
 }
