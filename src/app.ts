@@ -6,7 +6,7 @@ import { authRoutes } from './auth/routes.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import { functionRoutes, WEBHOOK_RECEIVERS } from './functions/routes.ts';
 import { MCP_PATH, originPolicy } from './mcp/origin.ts';
-import { AppError, errorBody, payloadTooLarge } from './platform/errors.ts';
+import { AppError, errorBody, payloadTooLarge, serviceUnavailable } from './platform/errors.ts';
 import { trustedProxies } from './platform/http/client-ip.ts';
 import { closeAfterResponse } from './platform/http/connection.ts';
 import { corsHeaders } from './platform/http/cors.ts';
@@ -94,7 +94,9 @@ export function buildApp(s: Services) {
       return c.json({ status: 'ok', database: s.db.engine }, 200);
     } catch (err) {
       logFailure(c.get('log'), err, {}, 'health check failed');
-      return c.json({ error: 'unavailable', message: 'The database does not answer', details: {} }, 503);
+      const e = serviceUnavailable('The database does not answer');
+      for (const [k, v] of Object.entries(e.headers)) c.header(k, v);
+      return c.json(errorBody(e), 503);
     }
   });
   app.route('/auth/v1', authRoutes(s));
@@ -151,12 +153,12 @@ const isRest = (req: IncomingMessage) => {
   );
 };
 
-/** The server's request listener: /rest/v1 to its own handler, every other request to the app. */
-export function requestListener(s: Services): (req: IncomingMessage, res: ServerResponse) => void {
+/**
+ * The server's request listener: /rest/v1 to its own handler, every other request to the app.
+ * Its promise settles once the request is answered (server-lifecycle.ts waits for it at a stop).
+ */
+export function requestListener(s: Services): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const app = getRequestListener(buildApp(s).fetch);
   const rest = restHandler(s);
-  return (req, res) => {
-    if (isRest(req)) rest(req, res);
-    else app(req, res);
-  };
+  return (req, res) => (isRest(req) ? rest(req, res) : app(req, res));
 }

@@ -20,9 +20,12 @@ import {
 import type { AppEnv } from '../platform/http/env.ts';
 import { meterCall } from '../platform/http/meter.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
+import { logFailure } from '../platform/log.ts';
 import type { Services } from '../services.ts';
 import { originPolicy } from './origin.ts';
+import { unavailableResponse } from './rpc-errors.ts';
 import { handleMcp } from './server.ts';
+import type { ToolContext } from './tool.ts';
 
 type Agent = Extract<Principal, { kind: 'agent' }>;
 
@@ -106,17 +109,32 @@ export function mcpRoutes(s: Services) {
     throw methodNotAllowed(['POST'], 'This MCP server is stateless: send JSON-RPC messages with POST');
   });
   app.post('/mcp-server', async (c) => {
-    const principal = await agentOf(s, c, keyStillValid).catch((err) => {
-      throw challenged(err);
-    });
-    const text = await c.req.text();
-    const body = json(text);
-    const ctx = { s, principal, log: c.get('log') };
-    // Not JSON: no call was made, so nothing is metered; the SDK's transport gives JSON-RPC's
-    // answer (-32700) from the text itself.
-    if (!body) return handleMcp(new Request(c.req.raw, { body: text }), undefined, ctx);
-    for (let i = Math.max(1, callsIn(body.value)); i > 0; i--) await meterCall(s, principal);
-    return handleMcp(c.req.raw, body.value, ctx);
+    let body: { value: unknown } | undefined;
+    try {
+      const principal = await agentOf(s, c, keyStillValid).catch((err) => {
+        throw challenged(err);
+      });
+      const text = await c.req.text();
+      body = json(text);
+      const ctx: ToolContext = { s, principal, log: c.get('log') };
+      // Not JSON: no call was made, so nothing is metered; the SDK's transport gives JSON-RPC's
+      // answer (-32700) from the text itself.
+      if (!body) return await handleMcp(new Request(c.req.raw, { body: text }), undefined, ctx);
+      for (let i = Math.max(1, callsIn(body.value)); i > 0; i--) await meterCall(s, principal);
+      const res = await handleMcp(c.req.raw, body.value, ctx);
+      if (!ctx.unavailable) return res;
+      const headers = new Headers(res.headers);
+      for (const [k, v] of Object.entries(ctx.unavailable.headers)) headers.set(k, v);
+      return new Response(res.body, { status: 503, headers });
+    } catch (err) {
+      // Even before the MCP server is reached, a client reads a JSON-RPC error (logged by the
+      // app's handler otherwise: here, once).
+      const e = toAppError(err);
+      if (e.code !== 'service_unavailable') throw err;
+      logFailure(c.get('log'), err);
+      body ??= json(await c.req.text().catch(() => ''));
+      return unavailableResponse(e, body?.value);
+    }
   });
   return app;
 }

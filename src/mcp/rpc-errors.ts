@@ -1,5 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { type AppError, errorBody } from '../platform/errors.ts';
 
 // JSON-RPC errors as a client should read them: the right code and one short line.
 
@@ -43,4 +44,31 @@ export function shortParamErrors(server: Server) {
       }
     });
   }
+}
+
+/**
+ * The JSON-RPC error of a call the service cannot serve for now (its database is out of reach),
+ * with the error body every other surface answers as its data. Recorded on `ctx`, so that the
+ * HTTP answer carrying it is a 503 with Retry-After (route.ts).
+ */
+export function unavailable(ctx: { unavailable?: AppError }, e: AppError): RpcError {
+  ctx.unavailable = e;
+  return new RpcError(ErrorCode.InternalError, e.message, errorBody(e));
+}
+
+/**
+ * The whole answer when the request could not even reach the MCP server (the agent's key or its
+ * plan could not be read): one JSON-RPC error per request in the body, as the SDK would answer it.
+ */
+export function unavailableResponse(e: AppError, body: unknown): Response {
+  const error = { code: ErrorCode.InternalError, message: e.message, data: errorBody(e) };
+  const requests = (Array.isArray(body) ? body : [body]).filter(
+    (m): m is { id: string | number } => typeof m === 'object' && m !== null && 'method' in m && 'id' in m,
+  );
+  const answers = requests.map((m) => ({ jsonrpc: '2.0', id: m.id, error }));
+  const json = Array.isArray(body) ? answers : (answers[0] ?? { jsonrpc: '2.0', id: null, error });
+  return new Response(JSON.stringify(json), {
+    status: 503,
+    headers: { 'content-type': 'application/json', ...e.headers },
+  });
 }

@@ -14,7 +14,7 @@ import { tokenScopes } from '../domain/agent-keys.ts';
 import { toAppError } from '../platform/errors.ts';
 import { logFailure } from '../platform/log.ts';
 import { RESOURCES, readResource } from './resources.ts';
-import { RpcError, shortParamErrors } from './rpc-errors.ts';
+import { RpcError, shortParamErrors, unavailable } from './rpc-errors.ts';
 import { callTool, listing, mayCall, type ToolContext } from './tool.ts';
 import { TOOLS } from './tools/index.ts';
 
@@ -64,9 +64,11 @@ function serverFor(ctx: ToolContext): Server {
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
   server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
     const value = await readResource(req.params.uri, ctx).catch((err) => {
-      if (toAppError(err).status < 500) throw err;
+      const e = toAppError(err);
+      if (e.status < 500) throw err;
       // The SDK would answer with the error's own text and log nothing: say nothing of it, log it.
       logFailure(ctx.log, err, { resource: req.params.uri }, 'resource failed');
+      if (e.code === 'service_unavailable') throw unavailable(ctx, e);
       throw new RpcError(ErrorCode.InternalError, 'Something went wrong on our side');
     });
     // -32002 is the MCP specification's "resource not found".

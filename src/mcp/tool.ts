@@ -2,12 +2,22 @@ import type { CallToolResult, Tool as ListedTool } from '@modelcontextprotocol/s
 import { z } from 'zod';
 import { requireScope, tokenCovers } from '../domain/agent-keys.ts';
 import type { Principal } from '../platform/db/database.ts';
-import { errorBody, toAppError, validationError } from '../platform/errors.ts';
+import { type AppError, errorBody, toAppError, validationError } from '../platform/errors.ts';
 import { type Logger, logFailure } from '../platform/log.ts';
 import type { Services } from '../services.ts';
+import { unavailable } from './rpc-errors.ts';
 
-/** What a tool call runs with: the services, the agent it acts for and the request's log. */
-export type ToolContext = { s: Services; principal: Extract<Principal, { kind: 'agent' }>; log: Logger };
+/**
+ * What a tool call runs with: the services, the agent it acts for and the request's log.
+ * `unavailable` is set when a call or read could not reach the database: the request is then
+ * answered 503 (route.ts).
+ */
+export type ToolContext = {
+  s: Services;
+  principal: Extract<Principal, { kind: 'agent' }>;
+  log: Logger;
+  unavailable?: AppError;
+};
 
 /** MCP's hints; those left out take the specification's defaults (read-only tools need only one). */
 type Annotations = { readOnlyHint: true } | { destructiveHint: boolean; idempotentHint: boolean };
@@ -161,6 +171,8 @@ export async function callTool(tool: Tool, ctx: ToolContext, args: unknown): Pro
     const e = toAppError(err);
     // Answered as a tool result (HTTP 200), so the app's error handler never sees it: logged here.
     if (e.status >= 500) logFailure(ctx.log, err, { tool: tool.name }, 'tool failed');
+    // Not a mistake the model can correct: a JSON-RPC error that clients retry on.
+    if (e.code === 'service_unavailable') throw unavailable(ctx, e);
     return result(errorBody(e), true);
   }
 }

@@ -1,4 +1,5 @@
 import { HTTPException } from 'hono/http-exception';
+import { databaseUnavailable } from './db/unavailable.ts';
 
 export type ErrorDetails = Record<string, unknown>;
 
@@ -197,6 +198,18 @@ export function fromPgError(e: PgError): AppError {
 
 export const internalError = () => new AppError(500, 'internal_error', 'Something went wrong on our side');
 
+/** Seconds a caller is asked to wait while the database is out of reach (a restart takes ~1–2). */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The database is out of reach (stopped, restarting, the connection lost): the request is not at
+ * fault and may be sent again. Meta and Shopify retry a webhook delivery on any non-2xx.
+ */
+export const serviceUnavailable = (
+  message = 'The service is briefly unavailable; try again in a few seconds',
+  retryAfterSeconds = UNAVAILABLE_RETRY_AFTER_SECONDS,
+) => new AppError(503, 'service_unavailable', message, {}, {}, { 'Retry-After': String(retryAfterSeconds) });
+
 /** Any thrown value as an AppError; unknown errors become 500 with nothing of their text. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
@@ -222,6 +235,7 @@ export function toAppError(err: unknown): AppError {
       err.message || 'Request refused',
     );
   }
+  if (databaseUnavailable(err)) return serviceUnavailable();
   if (isPgError(err)) return fromPgError(err);
   return internalError();
 }

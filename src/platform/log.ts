@@ -1,5 +1,6 @@
 import { writeSync } from 'node:fs';
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { databaseUnavailable } from './db/unavailable.ts';
 import { type AppError, toAppError } from './errors.ts';
 
 export type { Logger };
@@ -172,7 +173,10 @@ export function logFailure(
 ): void {
   const cause = err instanceof Error && err.cause !== undefined ? err.cause : err;
   const { name, message, code, stack } = (cause ?? {}) as Error & { code?: unknown };
-  log.error({ ...fields, err: { name, message, code, stack } }, msg);
+  // An outage fails every request alike: one short line each, no stack (nothing to debug here).
+  if (databaseUnavailable(cause))
+    log.warn({ ...fields, err: { name, message, code } }, 'database unavailable');
+  else log.error({ ...fields, err: { name, message, code, stack } }, msg);
 }
 
 /** The error a failed request is answered with (errors.ts), a 5xx logged by its cause first. */

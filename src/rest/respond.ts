@@ -32,7 +32,8 @@ export function restError(err: unknown, anonymous: boolean): AppError {
   const sqlstate = (err as { code?: unknown }).code;
   // A SQLSTATE, except our own (SVnnn), which is better known by its name: plan_limit_exceeded.
   const pgCode = typeof sqlstate === 'string' && /^[0-9A-Z]{5}$/.test(sqlstate) && !sqlstate.startsWith('SV');
-  const code = e.extra.code ?? (pgCode ? sqlstate : e.code);
+  // PostgREST's own code for a database it cannot reach (PGRST000, 503).
+  const code = e.status === 503 ? 'PGRST000' : (e.extra.code ?? (pgCode ? sqlstate : e.code));
   // PostgREST's map: anything the database refused that is not listed is the request's fault.
   if (code === '42501' && anonymous) return signInFirst(e);
   let status = e.status;

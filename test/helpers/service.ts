@@ -5,8 +5,9 @@ import { Writable } from 'node:stream';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { MakeJob, MediaUrl } from '../../src/jobs/index.ts';
 import { type RunningService, startService } from '../../src/main.ts';
+import { openPostgres } from '../../src/platform/db/pg.ts';
 import { flushAccessLines } from '../../src/platform/log.ts';
-import { freshDatabase } from './db.ts';
+import { type FreshDatabase, freshDatabase } from './db.ts';
 
 export type TestService = RunningService & {
   anonKey: string;
@@ -26,7 +27,8 @@ export type TestService = RunningService & {
  * The real service on an ephemeral port over a private database, with a throwaway data dir.
  * `env` overrides configuration exactly as the environment would; `now` replaces the wall clock
  * where the service computes calendar rules (see `Services.now`); `jobs` are registered beside
- * src/jobs' own.
+ * src/jobs' own. `databaseUrl`: a PostgreSQL database of the test's own (pg-cluster.ts) instead
+ * of a copy of the run's template; the service migrates it, and it is left as it is at the stop.
  */
 export async function startTestService(
   env: Record<string, string> = {},
@@ -35,7 +37,8 @@ export async function startTestService(
     now,
     jobs,
     mediaUrl,
-  }: { dataDir?: string; now?: () => Date; jobs?: MakeJob[]; mediaUrl?: MediaUrl } = {},
+    databaseUrl,
+  }: { dataDir?: string; now?: () => Date; jobs?: MakeJob[]; mediaUrl?: MediaUrl; databaseUrl?: string } = {},
 ): Promise<TestService> {
   const dir = dataDir ?? mkdtempSync(path.join(tmpdir(), 'svc-test-'));
   const config: Config = loadConfig({
@@ -45,7 +48,7 @@ export async function startTestService(
     BCRYPT_COST: '10',
     ...env,
   });
-  const fresh = await freshDatabase();
+  const fresh = databaseUrl ? ownDatabase(databaseUrl) : await freshDatabase();
   const captured: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {
@@ -84,6 +87,13 @@ export async function startTestService(
     },
   };
 }
+
+/** The test's own database: the service closes it at its stop; the test removes it. */
+const ownDatabase = (url: string): FreshDatabase => ({
+  db: openPostgres(url, 10),
+  url,
+  drop: async () => {},
+});
 
 let counter = 0;
 /** A unique email per call, so tests never collide. */
