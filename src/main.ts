@@ -1,4 +1,3 @@
-import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
@@ -13,6 +12,7 @@ import { lockDataDir } from './platform/data-dir-lock.ts';
 import type { Database } from './platform/db/database.ts';
 import { migrate, SCHEMA_CHANNEL } from './platform/db/migrate.ts';
 import { openDatabase } from './platform/db/open.ts';
+import { serverLifecycle } from './platform/http/server-lifecycle.ts';
 import { createLogger, flushAccessLines } from './platform/log.ts';
 import { openMail } from './platform/mail/dispatch.ts';
 import type { Queue } from './platform/queue/queue.ts';
@@ -66,12 +66,10 @@ export async function startService(
     throw err;
   }
 
-  // The handler is bound after listen so an ephemeral port can be part of the public URL.
-  let handle: RequestListener | undefined;
-  const server = createServer((req, res) => {
-    if (handle) handle(req, res);
-    else res.writeHead(503).end();
-  });
+  // The app is bound after listen, so that an ephemeral port can be part of the public URL;
+  // requests arriving before it wait for it (server-lifecycle.ts).
+  const http = serverLifecycle(log);
+  const server = http.server;
   // Idle keep-alive connections outlive the clients' and proxies' in front (undici 4 s, load
   // balancers 60 s), so the client closes first and never sends on a socket this side is closing
   // (with Node's 5 s default, a request racing the close is reset: ECONNRESET, or a proxy's 502).
@@ -151,9 +149,10 @@ export async function startService(
         (err) => log.error({ err: { message: (err as Error).message } }, 'schema cache reload failed'),
       );
     });
-    handle = requestListener(services);
+    http.bind(requestListener(services));
   } catch (err) {
     // Nothing half-started outlives a failed start.
+    http.fail();
     server.close();
     await queue?.stop({ timeoutMs: 1000 }).catch(() => {});
     await stopListening?.().catch(() => {});
@@ -167,12 +166,9 @@ export async function startService(
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      const done = new Promise<void>((resolve) => server.close(() => resolve()));
-      // In-flight requests may finish; past the timeout, whatever is left is cut.
-      const hard = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
-      server.closeIdleConnections();
-      await done;
-      clearTimeout(hard);
+      // Requests in flight are answered (past the timeout, whatever is left is cut); no new one
+      // is started.
+      await http.drain(config.shutdownTimeoutMs);
       try {
         // After the last request (whose jobs are committed), before the database: runs in flight
         // may finish within the same timeout; one cut short runs again after its lease.

@@ -26,7 +26,7 @@ import { insert, remove, update } from './write.ts';
  * (authenticate.ts, meter.ts); then the REST stages (request.ts → read.ts/write.ts → respond.ts),
  * and errors in the one error body, a 5xx logged with its cause.
  */
-export function restHandler(s: Services): (req: IncomingMessage, res: ServerResponse) => void {
+export function restHandler(s: Services): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const access = accessLog(s.log);
   return (req, res) => {
     const started = performance.now();
@@ -35,7 +35,7 @@ export function restHandler(s: Services): (req: IncomingMessage, res: ServerResp
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const method = req.method ?? 'GET';
-    answer(s, req, res, method, path, q < 0 ? '' : url.slice(q + 1))
+    return answer(s, req, res, method, path, q < 0 ? '' : url.slice(q + 1))
       .catch((err) => failure(err, () => s.log.child({ req_id: requestId })))
       .then((a) => {
         a.headers['x-request-id'] = requestId;

@@ -43,7 +43,8 @@ function run(bin: string, args: string[]) {
   if (r.status !== 0) throw new Error(`${path.basename(bin)} ${args[0]} failed: ${r.stderr || r.stdout}`);
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port nothing listens on now (for a process that must be given its port). */
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };

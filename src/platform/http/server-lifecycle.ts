@@ -1,0 +1,103 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Logger } from '../log.ts';
+
+/** A request listener whose promise settles once its handler has answered (or given up). */
+export type Listener = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+export type ServerLifecycle = {
+  server: Server;
+  /** From now on requests go to `listener`; those that arrived while starting go first. */
+  bind(listener: Listener): void;
+  /** Starting failed: the requests waiting, and any more, are refused. */
+  fail(): void;
+  /**
+   * Stops taking requests and waits for those in flight to be answered; past `timeoutMs` the
+   * connections left are cut. Resolves once the server holds no connection.
+   */
+  drain(timeoutMs: number): Promise<void>;
+};
+
+/**
+ * The HTTP server around the app's listener, for its start and its stop.
+ *
+ * Starting: the port is bound before the app is (an ephemeral port is part of the public URL the
+ * app is built with), and a request arriving in between waits for it instead of being refused:
+ * a client or load balancer that connects the moment the port opens is simply answered a moment
+ * later.
+ *
+ * Stopping (SIGTERM): the listening socket closes and idle keep-alive connections with it; every
+ * answer from then on says `Connection: close`, so each connection closes after its request in
+ * flight; a request that still arrives on a kept-alive connection is refused with 503 and
+ * Retry-After (a load balancer or client sends it again elsewhere) instead of being started
+ * with the database about to close under it. The database closes only after every handler has
+ * answered, or past the deadline: a handler that has called Meta records what Meta answered.
+ */
+export function serverLifecycle(log: Logger): ServerLifecycle {
+  let listener: Listener | undefined;
+  let failed = false;
+  let stopping = false;
+  const waiting: [IncomingMessage, ServerResponse][] = [];
+  const inFlight = new Map<ServerResponse, Promise<void>>();
+
+  const serve = (req: IncomingMessage, res: ServerResponse, run: Listener) => {
+    const done = run(req, res)
+      .catch(() => {}) // each surface answers its own failures; nothing is left to do here
+      .finally(() => {
+        inFlight.delete(res);
+        // A response whose head left before the stop kept its connection open: closed now.
+        if (stopping) server.closeIdleConnections();
+      });
+    inFlight.set(res, done);
+  };
+  const server = createServer((req, res) => {
+    if (stopping) refuse(res, 'The service is restarting; send the request again');
+    else if (listener) serve(req, res, listener);
+    else if (failed) refuse(res, 'The service could not start; try again shortly');
+    else waiting.push([req, res]);
+  });
+  return {
+    server,
+    bind(l) {
+      listener = l;
+      for (const [req, res] of waiting.splice(0)) serve(req, res, l);
+    },
+    fail() {
+      failed = true;
+      for (const [, res] of waiting.splice(0)) refuse(res, 'The service could not start; try again shortly');
+    },
+    async drain(timeoutMs) {
+      stopping = true;
+      for (const [, res] of waiting.splice(0))
+        refuse(res, 'The service is restarting; send the request again');
+      for (const res of inFlight.keys()) if (!res.headersSent) res.shouldKeepAlive = false;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<'deadline'>((resolve) => {
+        timer = setTimeout(() => resolve('deadline'), timeoutMs);
+      });
+      const answered = Promise.all([closed, ...inFlight.values()]);
+      if ((await Promise.race([answered, deadline])) === 'deadline') {
+        log.warn(
+          { requests: inFlight.size, timeout_ms: timeoutMs },
+          'shutdown timeout passed: cutting the requests still in flight',
+        );
+        server.closeAllConnections();
+      }
+      clearTimeout(timer);
+      await closed;
+    },
+  };
+}
+
+/** 503 with Retry-After, in the error body every surface uses, on a connection that then closes. */
+function refuse(res: ServerResponse, message: string) {
+  const body = JSON.stringify({ error: 'service_unavailable', message, details: {} });
+  res.shouldKeepAlive = false;
+  res.writeHead(503, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'retry-after': '1',
+  });
+  res.end(body);
+}
