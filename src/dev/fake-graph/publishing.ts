@@ -1,7 +1,7 @@
 // The fake's publishing side, the POSTs: Facebook Page posts (/feed, /photos, /videos) and Instagram
 // content publishing (/media containers that are IN_PROGRESS for a few polls, /media_publish). It
 // keeps what was made per account, so a test can prove a post went out once; reads.ts answers the
-// GETs on it (fields, container status, recent posts, Insights). Development and tests only.
+// GETs on it (fields, container status, the paged listings, Insights). Development and tests only.
 import { randomInt } from 'node:crypto';
 import { type Fault, graphError, invalidParameter } from './faults.ts';
 import { createReads } from './reads.ts';
@@ -60,6 +60,20 @@ export function createPublishing(options: PublishingOptions = {}) {
       text,
       body,
       permalink: `https://www.facebook.com/${owner}/posts/${id.split('_')[1]}`,
+    });
+  };
+
+  /** Published Instagram media, made from a container's body. */
+  const media = (owner: string, body: Json) => {
+    const id = digits(17);
+    return add({
+      id,
+      kind: 'media',
+      owner,
+      published: true,
+      text: (body.caption as string) ?? null,
+      body,
+      permalink: `https://www.instagram.com/p/${Buffer.from(id).toString('base64url').slice(0, 11)}/`,
     });
   };
 
@@ -123,17 +137,7 @@ export function createPublishing(options: PublishingOptions = {}) {
         if (c.container?.polls !== 0 || c.container.end !== 'FINISHED')
           return graphError(400, 9007, 'Media ID is not available', 'OAuthException', 2207027);
         c.container.published = true;
-        const id = digits(17);
-        add({
-          id,
-          kind: 'media',
-          owner,
-          published: true,
-          text: (c.body.caption as string) ?? null,
-          body: c.body,
-          permalink: `https://www.instagram.com/p/${Buffer.from(id).toString('base64url').slice(0, 11)}/`,
-        });
-        return ok({ id });
+        return ok({ id: media(owner, c.body).id });
       }
     }
     return graphError(400, 2500, `Unknown path components: /${edge}`, 'OAuthException');
@@ -187,6 +191,11 @@ export function createPublishing(options: PublishingOptions = {}) {
     read: reads.read,
     /** Who owns an object id (a post, photo, container): whose token reads it. */
     ownerOf: (id: string) => objects.get(id)?.owner ?? null,
+    /** A post or media someone else made on the account (server.ts `postElsewhere`). */
+    elsewhere(owner: string, channel: 'messenger' | 'instagram', text: string): FakeObject {
+      if (channel === 'messenger') return post(owner, { message: text }, text);
+      return media(owner, { caption: text });
+    },
     /** What people can see on the account, oldest first. */
     published: (account: string) => [...objects.values()].filter((o) => o.owner === account && o.published),
     /** The next `n` top-level Instagram containers end in this state instead of FINISHED. */

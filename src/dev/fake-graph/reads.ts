@@ -1,10 +1,11 @@
 // The fake's reads, the GETs on what publishing.ts made: an object's fields (permalink, container
-// status, the counts Meta keeps as fields), an account's recent posts, and Insights:
+// status, the counts Meta keeps as fields), an account's posts (paged by listing.ts), and Insights:
 // GET /{id}/insights for posts and Instagram media, GET /{video-id}/video_insights for Page videos
 // (which have no /insights), with Meta's current metric names (deprecated ones are refused as
 // Graph refuses them). Figures are fixed defaults unless a test sets them per object.
 // Development and tests only.
 import { type Fault, graphError, unknownObject } from './faults.ts';
+import { type LinkTo, listPage } from './listing.ts';
 import type { FakeObject } from './publishing.ts';
 
 type Json = Record<string, unknown>;
@@ -139,31 +140,14 @@ export function createReads(objects: ReadonlyMap<string, FakeObject>) {
     return { fields: out };
   }
 
-  /** GET /{id}?fields=…, /{id}/insights, /{video-id}/video_insights, /{account}/published_posts, /{account}/media. */
-  function read(id: string, edge: string | null, query: Record<string, string>): Fault {
+  /**
+   * GET /{id}?fields=…, /{id}/insights, /{video-id}/video_insights, and the paged listings
+   * /{account}/published_posts, /{account}/media (listing.ts; `link` makes their paging links).
+   */
+  function read(id: string, edge: string | null, query: Record<string, string>, link: LinkTo): Fault {
     const o = objects.get(id);
-    if (edge === 'published_posts' || (edge === 'media' && !o)) {
-      const list = [...objects.values()]
-        .filter(
-          (p) =>
-            p.owner === id && p.published && (edge === 'media' ? p.kind === 'media' : p.kind !== 'media'),
-        )
-        .reverse()
-        .slice(0, Number(query.limit ?? 25));
-      const fb = edge === 'published_posts';
-      return ok({
-        data: list.map((p) =>
-          fb
-            ? {
-                id: p.id,
-                message: p.text ?? undefined,
-                created_time: p.created_time,
-                permalink_url: p.permalink,
-              }
-            : { id: p.id, caption: p.text ?? undefined, timestamp: p.created_time, permalink: p.permalink },
-        ),
-      });
-    }
+    if (edge === 'published_posts' || (edge === 'media' && !o))
+      return listPage(objects.values(), id, edge, query, link);
     if (!o) return unknownObject(id);
     if (edge === 'insights' || edge === 'video_insights') return answer(o, edge, query.metric ?? '');
     if (edge) return graphError(400, 2500, `Unknown path components: /${edge}`, 'OAuthException');

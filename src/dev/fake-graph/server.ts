@@ -72,6 +72,12 @@ export type FakeGraph = {
   setAccount(id: string, account: FakeGraphAccount): void;
   /** What people see on a Page (`messenger` account) or Instagram account: posts, media, oldest first. */
   published(accountId: string): FakeObject[];
+  /**
+   * A post (Page) or media (Instagram account) made by someone else, a person or another tool, as
+   * /feed or media_publish would make it; no request is recorded. Synchronous, so a test can make
+   * it happen at an exact point (in `onRequest`).
+   */
+  postElsewhere(accountId: string, text: string): FakeObject;
   /** The next `n` top-level Instagram containers end ERROR or EXPIRED instead of FINISHED. */
   failContainers(n: number, end: 'ERROR' | 'EXPIRED'): void;
   /** Insights (and Facebook's shares/comments counts) the fake answers for one object. */
@@ -180,7 +186,12 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
     r.senderId = ownerId;
     const token = bearer(r);
     if (!token || (owner && token !== owner.token)) return invalidToken(channel);
-    if (r.method === 'GET') return publishing.read(id, edge, r.query);
+    if (r.method === 'GET') {
+      // Graph's paging links are absolute and carry the token, whichever way it came.
+      const link = (q: Record<string, string>) =>
+        `http://${r.headers.host}${r.path}?${new URLSearchParams({ access_token: token, ...q })}`;
+      return publishing.read(id, edge, r.query, link);
+    }
     if (r.method !== 'POST' || !edge) return unknownObject(id);
     const body = r.body && typeof r.body === 'object' ? (r.body as Record<string, unknown>) : null;
     if (!body) return invalidParameter(channel, 'The request body must be JSON or form fields.');
@@ -212,6 +223,8 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
     requests,
     sent: () => requests.filter((r) => r.response && r.response.status === 200 && PATH.test(r.path)),
     published: (id) => publishing.published(id),
+    postElsewhere: (id, text) =>
+      publishing.elsewhere(id, accounts[id]?.channel === 'instagram' ? 'instagram' : 'messenger', text),
     failContainers: (n, end) => publishing.failContainers(n, end),
     setInsights: (id, values) => publishing.setInsights(id, values),
     failNext(n, kind) {
