@@ -2,15 +2,20 @@
 // Takes the post as it is now, the account, and the progress an earlier attempt saved; gives out
 // Meta's post id and permalink, or a classified failure. Everything Meta creates on the way
 // (unpublished photos, Instagram containers) is saved through `save` before the next step, and
-// `started_at` is saved right before the one call that makes the post visible, so an attempt after
-// a crash or a lost answer looks first (container status, the account's recent posts) instead of
-// posting again. docs/social.md, "Publishing once", says what this guarantees and what it cannot.
+// `started_at` is saved right before the first call that makes the post visible, so an attempt
+// after a crash or a lost answer looks first (container status, the account's posts back to that
+// time: graph-find-post.ts) instead of posting again. docs/social.md, "Publishing once", says what
+// this guarantees and what it cannot.
 import type { GraphAccount } from './graph-client.ts';
 import type { GraphFailure } from './graph-errors.ts';
+import { findOwnPost, LOOKBACK_EXHAUSTED } from './graph-find-post.ts';
 import type { GraphPublisher, PublishResult } from './graph-publish.ts';
 
 export type PublishProgress = {
-  /** Committed right before the call that makes the post visible: from then on, look before posting. */
+  /**
+   * Committed right before the first call that makes the post visible, and kept by later attempts:
+   * from then on, look before posting, back to this time.
+   */
   started_at?: string;
   /** Facebook: photos uploaded unpublished for a multi-photo post. */
   photo_ids?: string[];
@@ -43,9 +48,6 @@ export type FlowDeps = {
 export type FlowResult =
   | { ok: true; id: string | null; permalink: string | null; recovered: boolean }
   | GraphFailure;
-
-/** How far back from `started_at` a post found on the account may be ours (clocks differ). */
-const CLOCK_SLACK_MS = 120_000;
 
 export async function publishPost(
   deps: FlowDeps,
@@ -84,11 +86,12 @@ async function facebook(
     return refused('unsupported_media', 'A Facebook post carries one video alone, or photos');
   const photos = post.media.length > 1 ? await unpublishedPhotos(deps, page, post, state, save) : null;
   if (photos && !photos.ok) return photos;
+  // Only the first attempt's time is saved: any attempt since may have posted, so the look reaches
+  // back to the first.
   if (state.started_at) {
     const found = await lookFor(deps, page, post, state.started_at);
     if (found) return found;
-  }
-  await save({ started_at: deps.now().toISOString() });
+  } else await save({ started_at: deps.now().toISOString() });
   const [only] = post.media;
   if (photos) return deps.graph.facebookFeed(page, { message, photoIds: photos.ids });
   if (only?.kind === 'video') return deps.graph.facebookVideo(page, { url: only.url, description: message });
@@ -132,11 +135,13 @@ async function instagram(
   const ready = await whenReady(deps, ig, id);
   if (!ready.ok) return ready;
   if (ready.value === 'PUBLISHED') {
-    // Only an earlier attempt of ours published this container: find the media it became.
+    // Only an earlier attempt of ours published this container: find the media it became. It is
+    // out either way, so a look that cannot find it records the post without its id.
     const found = await lookFor(deps, ig, post, state.started_at ?? new Date(0).toISOString());
-    return found ?? { ok: true, id: null, permalink: null, recovered: true };
+    const gaveUp = found && !found.ok && found.error.type === LOOKBACK_EXHAUSTED;
+    return found && !gaveUp ? found : { ok: true, id: null, permalink: null, recovered: true };
   }
-  await save({ started_at: deps.now().toISOString() });
+  if (!state.started_at) await save({ started_at: deps.now().toISOString() });
   return deps.graph.instagramPublish(ig, id);
 }
 
@@ -203,8 +208,8 @@ async function whenReady(
 }
 
 /**
- * The post on the account if an earlier attempt made it: same text, created after that attempt
- * began. A failed look is returned as the failure (transient ones retry): never post blind.
+ * The post on the account if an earlier attempt made it: same text, created since the first
+ * attempt began. A failed look is returned as the failure (transient ones retry): never post blind.
  */
 async function lookFor(
   deps: FlowDeps,
@@ -212,18 +217,11 @@ async function lookFor(
   post: PostToPublish,
   startedAt: string,
 ): Promise<Extract<FlowResult, { ok: true }> | GraphFailure | null> {
-  const recent = await deps.graph.recentPosts(post.platform, account);
-  if (!recent.ok) return recent;
-  const since = Date.parse(startedAt) - CLOCK_SLACK_MS;
-  const text = (s: string | null) => (s ?? '').trim();
-  const mine = recent.value.find(
-    (p) => parseGraphTime(p.created_at) >= since && text(p.text) === text(post.message),
-  );
+  const found = await findOwnPost(deps.graph, post.platform, account, post.message, startedAt);
+  if (!found.ok) return found;
+  const mine = found.value;
   return mine ? { ok: true, id: mine.id, permalink: mine.permalink, recovered: true } : null;
 }
-
-/** Graph writes times as 2026-11-24T06:00:00+0000, which Date.parse does not read everywhere. */
-export const parseGraphTime = (s: string) => Date.parse(s.replace(/([+-]\d\d)(\d\d)$/, '$1:$2'));
 
 const refused = (type: string, message: string): GraphFailure => ({
   ok: false,

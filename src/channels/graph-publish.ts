@@ -1,7 +1,7 @@
 // Publishing through the Graph API, one call per function: Facebook Pages (feed, photos, videos)
 // on META_GRAPH_URL, Instagram content publishing (media containers, media_publish) on
 // META_INSTAGRAM_GRAPH_URL, and the reads the publisher and the metrics job need (permalink,
-// container status, recent posts, insights). Media go by public URL: Meta downloads them, so the
+// container status, the account's posts a page at a time, insights). Media go by public URL: Meta downloads them, so the
 // caller passes URLs Meta can reach (signed URLs of our storage). Like graph-client.ts it never
 // throws for anything Meta or the network does and never logs. Formats and sources:
 // docs/graph-api.md, "Publishing".
@@ -17,8 +17,13 @@ export type ContainerStatus = {
   status_code: 'EXPIRED' | 'ERROR' | 'FINISHED' | 'IN_PROGRESS' | 'PUBLISHED';
   status: string | null;
 };
-/** A post or media item of the account, as its recent-posts listing shows it. */
+/** A post or media item of the account, as its listing shows it. */
 export type RecentPost = { id: string; text: string | null; created_at: string; permalink: string | null };
+/**
+ * One page of an account's listing, newest first. `next` holds the parameters of the following
+ * page (taken from Graph's `paging.next`), null on the last page.
+ */
+export type PostsPage = { posts: RecentPost[]; next: Record<string, string> | null };
 /** One insights metric: a number, or an object of numbers (reactions by type). */
 export type Insight = { name: string; value: number | Record<string, number> };
 
@@ -57,8 +62,15 @@ export type GraphPublisher = {
     account: GraphAccount,
     id: string,
   ): Promise<ReadResult<string | null>>;
-  /** The account's newest posts: `/{page-id}/published_posts` or `/{ig-user-id}/media`. */
-  recentPosts(platform: 'facebook' | 'instagram', account: GraphAccount): Promise<ReadResult<RecentPost[]>>;
+  /**
+   * One page of the account's posts, newest first: `/{page-id}/published_posts` or
+   * `/{ig-user-id}/media`, the first page of those created since `since`, or the page `next` names.
+   */
+  accountPosts(
+    platform: 'facebook' | 'instagram',
+    account: GraphAccount,
+    page: { since: Date } | { next: Record<string, string> },
+  ): Promise<ReadResult<PostsPage>>;
   /**
    * `GET /{object-id}/insights?metric=…` (lifetime values); a Facebook video's numbers are on its
    * own edge, `/{video-id}/video_insights`, in the same format.
@@ -164,27 +176,37 @@ export function createGraphPublisher(config: GraphClientConfig): GraphPublisher 
         typeof b[field] === 'string' ? (b[field] as string) : null,
       );
     },
-    async recentPosts(platform, a) {
+    async accountPosts(platform, a, page) {
       const fb = platform === 'facebook';
+      const query =
+        'next' in page
+          ? page.next
+          : {
+              fields: fb ? 'id,message,created_time,permalink_url' : 'id,caption,timestamp,permalink',
+              // Graph's default page; `since` (unix seconds) lets Graph leave out older posts.
+              limit: '25',
+              since: String(Math.floor(page.since.getTime() / 1000)),
+            };
       const answer = await get(
         platform,
         a,
         `${encodeURIComponent(a.externalId)}/${fb ? 'published_posts' : 'media'}`,
-        {
-          fields: fb ? 'id,message,created_time,permalink_url' : 'id,caption,timestamp,permalink',
-          limit: '25',
-        },
+        query,
       );
-      return read(answer, (b) =>
-        Array.isArray(b.data)
-          ? (b.data as Record<string, unknown>[]).map((p) => ({
-              id: String(p.id),
-              text: (fb ? p.message : p.caption) as string | null,
-              created_at: String(fb ? p.created_time : p.timestamp),
-              permalink: ((fb ? p.permalink_url : p.permalink) as string | undefined) ?? null,
-            }))
-          : undefined,
-      );
+      return read(answer, (b) => {
+        if (!Array.isArray(b.data)) return undefined;
+        const next = nextQuery(b.paging);
+        if (next === undefined) return undefined;
+        return {
+          posts: (b.data as Record<string, unknown>[]).map((p) => ({
+            id: String(p.id),
+            text: ((fb ? p.message : p.caption) as string | undefined) ?? null,
+            created_at: String(fb ? p.created_time : p.timestamp),
+            permalink: ((fb ? p.permalink_url : p.permalink) as string | undefined) ?? null,
+          })),
+          next,
+        };
+      });
     },
     async insights(platform, a, id, metrics, edge = 'insights') {
       const answer = await get(platform, a, `${encodeURIComponent(id)}/${edge}`, {
@@ -224,6 +246,21 @@ function created(answer: Answer): PublishResult {
   if (typeof b.id === 'string' && b.id) return { ok: true, id: b.id, body: b };
   // Meta may have created it: a retry could post twice, so this is permanent, as for messages.
   return invalidResponse(answer.status, 'Graph answered success without an id');
+}
+
+/**
+ * The parameters of Graph's `paging.next` link (cursor or time paging alike), without the access
+ * token the link carries: the next call goes to our configured host with the token in its header,
+ * so a token never lands in a URL (or a log). No `next` is the end of the list (null); a `next`
+ * that is not a URL is an answer we cannot follow (undefined).
+ */
+function nextQuery(paging: unknown): Record<string, string> | null | undefined {
+  const next = (paging as { next?: unknown } | undefined)?.next;
+  if (next === undefined || next === null) return null;
+  if (typeof next !== 'string' || !URL.canParse(next)) return undefined;
+  const query = Object.fromEntries(new URL(next).searchParams);
+  delete query.access_token;
+  return query;
 }
 
 function read<T>(answer: Answer, pick: (b: Record<string, unknown>) => T | undefined): ReadResult<T> {

@@ -2,7 +2,7 @@
 // fake, one organization with a Facebook Page and an Instagram account connected, and scheduling a
 // post on the service path exactly as the social functions do (row, media, job in one transaction).
 import { enqueuePublish } from '../../src/domain/social-publish.ts';
-import { type FakeGraph, startFakeGraph } from '../fakes/graph/index.ts';
+import { type FakeGraph, type FakeGraphOptions, startFakeGraph } from '../fakes/graph/index.ts';
 import { orgOf, type Session, signUp } from './http.ts';
 import { setPlan } from './mcp.ts';
 import { connect } from './send.ts';
@@ -37,13 +37,18 @@ export type SocialWorld = {
   stop(): Promise<void>;
 };
 
-export async function socialWorld(env: Record<string, string> = {}): Promise<SocialWorld> {
+/** `fake`: more options for the fake Graph API (`onRequest`, to act at an exact request). */
+export async function socialWorld(
+  env: Record<string, string> = {},
+  fake: Pick<FakeGraphOptions, 'onRequest'> = {},
+): Promise<SocialWorld> {
   const graph = await startFakeGraph({
     accounts: {
       [PAGE]: { token: PAGE_TOKEN, channel: 'messenger' },
       [IG]: { token: IG_TOKEN, channel: 'instagram' },
     },
     containerPolls: 2,
+    ...fake,
   });
   const svc = await startTestService(
     { ...SOCIAL_ENV, META_GRAPH_URL: graph.url, META_INSTAGRAM_GRAPH_URL: graph.url, ...env },

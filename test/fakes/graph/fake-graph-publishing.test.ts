@@ -3,8 +3,8 @@
 // container published before it is FINISHED or twice, another account's token. And the publishing
 // client reads its answers (graph-publish.ts), including Graph's time format and breakdowns.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseGraphTime } from '../../../src/channels/graph-find-post.ts';
 import { createGraphPublisher } from '../../../src/channels/graph-publish.ts';
-import { parseGraphTime } from '../../../src/channels/graph-publish-flow.ts';
 import { metricRows } from '../../../src/jobs/pull-social-metrics.ts';
 import { type FakeGraph, startFakeGraph } from './index.ts';
 
@@ -111,9 +111,9 @@ describe('the fake Graph API publishes as Meta does', () => {
   });
 
   it('recent posts carry Graph’s times, which the flow reads; breakdowns become a total and a row per key', async () => {
-    const recent = await client.recentPosts('facebook', page);
+    const recent = await client.accountPosts('facebook', page, { since: new Date(Date.now() - 60_000) });
     if (!recent.ok) throw new Error('read failed');
-    const [first] = recent.value;
+    const [first] = recent.value.posts;
     expect(first?.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+0000$/);
     expect(Math.abs(parseGraphTime(first?.created_at ?? '') - Date.now())).toBeLessThan(60_000);
     expect(
@@ -131,6 +131,47 @@ describe('the fake Graph API publishes as Meta does', () => {
       ['views', 7],
       ['shares', 1],
     ]);
+  });
+
+  it('lists an account’s posts as Graph pages them: newest first, 25 a page, cursors, a next link to the last page', async () => {
+    const busy = { externalId: '1046', accessToken: 'EAA-page-token-1046' };
+    graph.setAccount(busy.externalId, { token: busy.accessToken, channel: 'messenger' });
+    for (let i = 1; i <= 30; i++) graph.postElsewhere(busy.externalId, `Post ${i}`);
+    const auth = { authorization: `Bearer ${busy.accessToken}` };
+    const url = `${graph.url}/v26.0/${busy.externalId}/published_posts?fields=id,message,created_time`;
+    type Listing = {
+      data: { message: string }[];
+      paging?: { cursors: { before: string; after: string }; next?: string; previous?: string };
+    };
+    const first = (await (await fetch(url, { headers: auth })).json()) as Listing;
+    expect(first.data).toHaveLength(25);
+    expect(first.data[0]?.message).toBe('Post 30');
+    expect(first.paging?.previous).toBeUndefined();
+    // Graph's next link is absolute and carries every parameter, the token included.
+    const next = new URL(first.paging?.next as string);
+    expect(next.searchParams.get('access_token')).toBe(busy.accessToken);
+    expect(next.searchParams.get('limit')).toBe('25');
+    expect(next.searchParams.get('fields')).toBe('id,message,created_time');
+    expect(next.searchParams.get('after')).toBe(first.paging?.cursors.after);
+    const second = (await (await fetch(next)).json()) as Listing;
+    expect(second.data.map((p) => p.message)).toEqual(['Post 5', 'Post 4', 'Post 3', 'Post 2', 'Post 1']);
+    expect(second.paging?.next).toBeUndefined(); // the end of the list
+    expect(second.paging?.previous).toContain('before=');
+    // `since` leaves older posts out; a cursor that names no post is refused, never looped on.
+    const later = Math.floor(Date.now() / 1000) + 3600;
+    expect(await (await fetch(`${url}&since=${later}`, { headers: auth })).json()).toEqual({ data: [] });
+    expect((await fetch(`${url}&after=bm9wZQ==`, { headers: auth })).status).toBe(400);
+
+    // The client gives the next page's parameters without the token, which it sends in the header.
+    const p1 = await client.accountPosts('facebook', busy, { since: new Date(Date.now() - 60_000) });
+    if (!p1.ok) throw new Error('read failed');
+    expect(p1.value.posts).toHaveLength(25);
+    expect(p1.value.next).toMatchObject({ after: first.paging?.cursors.after });
+    expect(p1.value.next).not.toHaveProperty('access_token');
+    const p2 = await client.accountPosts('facebook', busy, { next: p1.value.next ?? {} });
+    if (!p2.ok) throw new Error('read failed');
+    expect(p2.value.posts.map((p) => p.text)).toEqual(['Post 5', 'Post 4', 'Post 3', 'Post 2', 'Post 1']);
+    expect(p2.value.next).toBeNull();
   });
 
   it('a Page video answers /video_insights in Graph’s shape, not /insights; its node has no shares', async () => {
