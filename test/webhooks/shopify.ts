@@ -148,5 +148,5 @@ export async function deliverShopify(
   const text = await res.text();
   // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON came back
   const json: any = text ? JSON.parse(text) : null;
-  return { status: res.status, headers: res.headers, json };
+  return { status: res.status, json };
 }
