@@ -1,7 +1,7 @@
 // What this file protects: a job commits or rolls back with the caller's transaction; a transient
 // failure is retried until it succeeds, once; a permanent one, the last attempt and a job past its
-// max age reach onFailed once and stop; a job whose run hangs comes back after its lease; two
-// workers on one PostgreSQL run each job once. Real databases, both engines; no time is asserted.
+// max age reach onFailed once and stop; a run that hangs is given up at its lease without holding
+// its worker; two workers on one PostgreSQL run each job once. Real databases, both engines; no time is asserted.
 
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -242,30 +242,46 @@ describe('job queue', () => {
     expect(calls).toBe(2);
   });
 
-  it('a job whose run hangs (a killed or stuck worker) runs again elsewhere after its lease', async () => {
+  it('a run that never settles is given up at its lease: the job runs again, and the worker takes other jobs meanwhile', async () => {
     const name = uniqueName('lease');
-    const policy = { ...POLICY, leaseSeconds: 1 };
-    let release: () => void = () => {};
-    let hungStarted = false;
-    const hung: JobDefinition<never> = {
+    const runs: { n?: number; attempt: number }[] = [];
+    const def: JobDefinition<{ n?: number }> = {
       name,
-      policy,
-      run: () =>
-        new Promise<JobOutcome>((resolve) => {
-          hungStarted = true;
-          release = () => resolve({ status: 'done' });
-        }),
+      policy: { ...POLICY, leaseSeconds: 1 },
+      run(job) {
+        runs.push({ n: job.data.n, attempt: job.attempt });
+        // The first run of job 1 hangs for good, as a handler waiting on something that never comes.
+        if (job.data.n === 1 && job.attempt === 1) return new Promise<JobOutcome>(() => {});
+        return Promise.resolve({ status: 'done' });
+      },
     };
-    const healthy = scripted(name, () => ({ status: 'done' }), policy);
-    // One run at a time, so the hung run holds this worker as a killed process would.
-    const first = await startQueue([hung], { concurrency: 1 });
-    const id = await fresh.db.transaction((tx) => first.enqueue(tx, name, {}));
-    await until(() => hungStarted);
-    // Only now does a second worker start: the job can reach it only by its lease running out.
-    await startQueue([healthy.def]);
+    // One slot: a run that held it for good would stop this worker for every job of the name.
+    const queue = await startQueue([def as JobDefinition<never>], { concurrency: 1 });
+    const hung = await fresh.db.transaction((tx) => queue.enqueue(tx, name, { n: 1 }));
+    await until(() => runs.length > 0);
+    const other = await fresh.db.transaction((tx) => queue.enqueue(tx, name, { n: 2 }));
+    await until(async () => (await jobState(other))?.state === 'completed');
+    await until(async () => (await jobState(hung))?.state === 'completed');
+    // The hung run counted as an attempt; the job's second run finished it.
+    expect(await jobState(hung)).toEqual({ state: 'completed', retry_count: 1 });
+    expect(runs.filter((r) => r.n === 1).map((r) => r.attempt)).toEqual([1, 2]);
+    expect(runs.filter((r) => r.n === 2).map((r) => r.attempt)).toEqual([1]);
+  });
+
+  it('a job whose every run hangs ends failed after its last attempt, with the timeout recorded', async () => {
+    const name = uniqueName('always-hangs');
+    const job = scripted(name, () => new Promise<JobOutcome>(() => {}), {
+      ...POLICY,
+      attempts: 2,
+      leaseSeconds: 1,
+    });
+    const queue = await startQueue([job.def]);
+    const id = await fresh.db.transaction((tx) => queue.enqueue(tx, name, {}));
     await until(async () => (await jobState(id))?.state === 'completed');
-    expect(healthy.runs).toEqual([2]);
-    release();
+    expect(job.runs).toEqual([1, 2]);
+    expect(job.failures).toMatchObject([
+      { reason: 'attempts', error: { message: expect.stringMatching(/did not finish within 900 ms/) } },
+    ]);
   });
 
   it.skipIf(!onPostgres())(

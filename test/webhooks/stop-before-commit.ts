@@ -9,16 +9,31 @@ import type { Database, Row } from '../../src/platform/db/database.ts';
 //   the server rolls it back when the connection drops.
 // - `rollback` (the simulation, PGlite): one process and one connection, so a "dead" run cannot
 //   keep its transaction open without blocking every other statement. It rolls back (what the
-//   crash leaves in the database) and the run then never returns (what the queue sees of a dead
-//   worker: a job taken and never settled).
+//   crash leaves in the database), the run then never returns, and every later statement of this
+//   database fails (what the queue sees of a dead worker: a job taken and never settled; its own
+//   queue, which would give the run up at its lease, can record nothing, as a dead one makes no
+//   statements).
 
 const NEVER = new Promise<never>(() => {});
 
 export function stopBeforeCommit(db: Database, how: 'hang' | 'rollback', reached: () => void): Database {
   const stop = Symbol('stopped before commit');
+  let dead = false;
+  const alive = () => {
+    if (dead) throw new Error('this worker is dead');
+  };
   return {
     ...db,
+    async query(sql, params) {
+      alive();
+      return db.query(sql, params);
+    },
+    async script(sql) {
+      alive();
+      return db.script(sql);
+    },
     async transaction(fn) {
+      alive();
       // Only a webhook event's processing stops: the worker's other transactions (scheduling the
       // daily purge at start, say) commit as usual.
       let processing = false;
@@ -34,6 +49,7 @@ export function stopBeforeCommit(db: Database, how: 'hang' | 'rollback', reached
           if (!processing) return result;
           reached();
           if (how === 'hang') await NEVER;
+          dead = true;
           throw stop;
         });
       } catch (err) {

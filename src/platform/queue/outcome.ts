@@ -27,14 +27,44 @@ export function verdict(
   return { action: 'retry', error: outcome.error };
 }
 
-/** A thrown error is a transient failure: a bug or an outage should not lose the job. */
-export async function runSafely(run: () => Promise<JobOutcome>): Promise<JobOutcome> {
+/**
+ * One run, whatever it does: a thrown error (also one thrown before the handler's first await) is
+ * a transient failure, since a bug or an outage should not lose the job; a run not settled within
+ * `timeoutMs` is one too. That run cannot be stopped and goes on unobserved, but its job is settled
+ * now: a handler that never settles neither holds its worker's slot for good nor leaves its job to
+ * its lease, and its attempt counts with the reason recorded.
+ */
+export async function runSafely(run: () => Promise<JobOutcome>, timeoutMs?: number): Promise<JobOutcome> {
+  let timer: NodeJS.Timeout | undefined;
   try {
-    return await run();
+    const running = run();
+    if (timeoutMs === undefined) return await running;
+    const late = new Promise<JobOutcome>((resolve) => {
+      timer = setTimeout(() => resolve({ status: 'retry', error: new RunTimeout(timeoutMs) }), timeoutMs);
+      timer.unref();
+    });
+    return await Promise.race([running, late]);
   } catch (error) {
     return { status: 'retry', error };
+  } finally {
+    clearTimeout(timer);
   }
 }
+
+export class RunTimeout extends Error {
+  override name = 'RunTimeout';
+  constructor(ms: number) {
+    super(`the run did not finish within ${ms} ms, its lease: given up and retried`);
+  }
+}
+
+/**
+ * How long a run may take before runSafely gives it up: inside its lease, since pg-boss fails the
+ * whole batch a run belongs to when the batch outlives the longest lease in it (every job of it,
+ * finished or not); a second (a tenth of a short lease) is left to record the outcome first.
+ */
+export const runDeadlineMs = (leaseSeconds: number): number =>
+  Math.max(leaseSeconds * 1000 - 1000, leaseSeconds * 900);
 
 /**
  * The shortest time a policy keeps retrying after the first failure before it gives up, with the

@@ -3,7 +3,7 @@ import { type JobWithMetadata, PgBoss } from 'pg-boss';
 import type { Database } from '../db/database.ts';
 import type { Logger } from '../log.ts';
 import { databaseExecutor, transactionExecutor } from './adapters.ts';
-import { runSafely, verdict } from './outcome.ts';
+import { runDeadlineMs, runSafely, verdict } from './outcome.ts';
 import type { Job, JobDefinition, JobPolicy, Queue } from './queue.ts';
 
 export type QueueOptions = {
@@ -62,7 +62,8 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
       attempt: raw.retryCount + 1,
       createdAt: new Date(raw.createdOn),
     };
-    const outcome = await runSafely(() => def.run(job));
+    // Given up inside the lease: a run that never settles frees its slot and its job retries.
+    const outcome = await runSafely(() => def.run(job), runDeadlineMs(raw.expireInSeconds));
     const next = verdict(outcome, job, def.policy, now());
     if (next.action === 'done') return;
     if (next.action === 'retry') {
