@@ -3,6 +3,7 @@ import { type JobWithMetadata, PgBoss } from 'pg-boss';
 import type { Database } from '../db/database.ts';
 import type { Logger } from '../log.ts';
 import { databaseExecutor, transactionExecutor } from './adapters.ts';
+import { type Run, returnExpiredLeases } from './expired-leases.ts';
 import { runDeadlineMs, runSafely, verdict } from './outcome.ts';
 import type { Job, JobDefinition, JobPolicy, Queue } from './queue.ts';
 
@@ -53,6 +54,7 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
 
   const definitions = new Map<string, JobDefinition<unknown>>();
   let working = false;
+  const fail = (name: string, runs: Run[], output: object) => boss.fail(name, runs, output);
 
   async function runOne(def: JobDefinition<unknown>, raw: JobWithMetadata<unknown>) {
     const job: Job<unknown> = {
@@ -121,6 +123,9 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
     async work(wo = {}) {
       if (working) return;
       working = true;
+      // Before fetching: runs a dead worker held come back now, not at the first supervise pass.
+      const returned = await returnExpiredLeases(db, [...definitions.keys()], fail);
+      if (returned) opts.log.warn({ jobs: returned }, 'returned jobs whose lease ran out');
       for (const def of definitions.values()) {
         await boss.work(
           def.name,
