@@ -136,6 +136,8 @@ const schema = z.object({
   WORKER_POLL_MS: z.coerce.number().int().min(500).default(2000),
   // How often a worker returns jobs whose lease ran out (a killed or hung worker's) to the queue.
   WORKER_SUPERVISE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  // How often a worker sweeps for messages, webhook events and posts whose job is gone or failed.
+  WORKER_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
 });
 
 export type Config = {
@@ -197,7 +199,13 @@ export type Config = {
   graph: { url: string; instagramUrl: string; version: string; timeoutMs: number };
   /** How outbound messages are retried (src/jobs/send-message.ts). */
   sendRetry: { firstRetrySeconds: number; attempts: number; backoffSeconds: number; maxAgeSeconds: number };
-  worker: { mode: 'inline' | 'off'; concurrency: number; pollMs: number; superviseSeconds: number };
+  worker: {
+    mode: 'inline' | 'off';
+    concurrency: number;
+    pollMs: number;
+    superviseSeconds: number;
+    sweepSeconds: number;
+  };
   /** The retention purge (src/jobs/purge-expired.ts): rows per statement, UTC hour of the daily run. */
   purge: { batchSize: number; hourUtc: number };
   /** The object store of /storage/v1 (src/platform/storage) and the media download's limits. */
@@ -345,6 +353,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       concurrency: e.WORKER_CONCURRENCY,
       pollMs: e.WORKER_POLL_MS,
       superviseSeconds: e.WORKER_SUPERVISE_SECONDS,
+      sweepSeconds: e.WORKER_SWEEP_SECONDS,
     },
     purge: { batchSize: e.PURGE_BATCH_SIZE, hourUtc: e.PURGE_HOUR_UTC },
     storage: { dir: path.resolve(e.STORAGE_DIR ?? path.join(e.DATA_DIR, 'storage')) },

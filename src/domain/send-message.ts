@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../config.ts';
-import { type Delivery, deliver, deliverDeps } from '../jobs/send-message.ts';
+import { type Delivery, deliver, deliverDeps, sendKey } from '../jobs/send-message.ts';
 import { claimedOrganization, type Principal, type Queryable } from '../platform/db/database.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
 import { type Logger, logFailure } from '../platform/log.ts';
@@ -159,12 +159,12 @@ export async function queueMessage(
       );
       if (!row) throw notFound('conversation');
       const message = row.r;
-      const jobId = await deps.queue.enqueue(
-        tx,
-        'send-message',
-        { organization_id: message.organization_id, message_id: message.id },
-        { startAfter: deps.config.sendRetry.firstRetrySeconds },
-      );
+      const job = { organization_id: message.organization_id, message_id: message.id };
+      // Keyed by the message: the sweep finds its job from the row (docs/jobs.md "The sweep").
+      const jobId = await deps.queue.enqueue(tx, 'send-message', job, {
+        startAfter: deps.config.sendRetry.firstRetrySeconds,
+        key: sendKey(job),
+      });
       return { message, replayed: false, jobId };
     });
   } catch (err) {

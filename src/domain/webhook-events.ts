@@ -11,6 +11,16 @@ import { requireCurrentOrg, requireOrgAdmin } from './organizations.ts';
 export const PROCESS_WEBHOOK_EVENT = 'process-webhook-event';
 export type ProcessWebhookJob = { organization_id: string; event_id: string };
 
+/** The key an event's job is enqueued with (one job per event): `PENDING_EVENTS` builds the same. */
+export const eventKey = (job: ProcessWebhookJob) => `${job.organization_id}/${job.event_id}`;
+
+/** Events still pending, for the sweep (JobDefinition.unsettled; webhook_events_status_idx). */
+export const PENDING_EVENTS = `select e.organization_id::text || '/' || e.id::text as key,
+    jsonb_build_object('organization_id', e.organization_id, 'event_id', e.id) as data,
+    e.received_at as since
+  from app.webhook_events e
+ where e.status = 'pending'`;
+
 export type WebhookEventStatus = 'pending' | 'processed' | 'failed' | 'rejected' | 'ignored';
 
 export type StoredDelivery = {
@@ -48,7 +58,7 @@ export async function storeDelivery(
       );
       if (!event) continue;
       const job: ProcessWebhookJob = { organization_id: account.organization_id, event_id: event.id };
-      await queue.enqueue(tx, PROCESS_WEBHOOK_EVENT, job);
+      await queue.enqueue(tx, PROCESS_WEBHOOK_EVENT, job, { key: eventKey(job) });
       events.push(event.id);
     }
     return { duplicate: false, events };
@@ -83,7 +93,11 @@ export async function lockEvent(tx: Queryable, job: ProcessWebhookJob): Promise<
   return row ?? null;
 }
 
-/** Records one processing run's ending. `pending` keeps it waiting for the job's next run. */
+/**
+ * Records one processing run's ending. `pending` keeps it waiting for the job's next run.
+ * `run: false`: an ending decided outside a run (its job gave up), which applies only to an event
+ * still pending, so it never overwrites what a run recorded meanwhile.
+ */
 export async function markEvent(
   q: Queryable,
   job: ProcessWebhookJob,
@@ -95,7 +109,7 @@ export async function markEvent(
     `update app.webhook_events e
         set status = $3, attempts = e.attempts + $5, last_error = left($4, 2000),
             processed_at = case when $3 in ('processed', 'ignored') then now() else e.processed_at end
-      where e.organization_id = $1 and e.id = $2`,
+      where e.organization_id = $1 and e.id = $2 and ($5 = 1 or e.status = 'pending')`,
     [job.organization_id, job.event_id, status, lastError, run ? 1 : 0],
   );
 }
@@ -127,7 +141,9 @@ export async function replayEvents(
           );
     for (const r of rows) {
       const job: ProcessWebhookJob = { organization_id: r.organization_id, event_id: r.id };
-      await queue.enqueue(tx, PROCESS_WEBHOOK_EVENT, job);
+      // The event's one job runs again (its earlier run finished); a run still going keeps its job,
+      // and if it ends leaving the event pending, the sweep enqueues it again.
+      await queue.enqueue(tx, PROCESS_WEBHOOK_EVENT, job, { key: eventKey(job), rerun: true });
     }
     return rows.map((r) => r.id);
   });

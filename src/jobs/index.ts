@@ -51,7 +51,8 @@ const SCHEDULES: ((deps: JobDeps) => Promise<void>)[] = [scheduleNextPurge];
 
 /**
  * Opens the queue and registers every job (and `extra`, which tests pass). A worker (`work`) also
- * runs them and returns expired leases to the queue; otherwise this process only enqueues.
+ * runs them, returns expired leases to the queue and sweeps for work whose job is gone or failed;
+ * otherwise this process only enqueues.
  */
 export async function startJobs(
   base: Omit<JobDeps, 'queue'>,
@@ -63,6 +64,7 @@ export async function startJobs(
     pollIntervalMs: worker.pollMs,
     supervise: opts.work,
     superviseIntervalSeconds: worker.superviseSeconds,
+    sweepIntervalSeconds: worker.sweepSeconds,
     now: base.now,
   });
   try {

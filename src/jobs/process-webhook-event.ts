@@ -8,6 +8,7 @@ import { importShopifyOrder } from '../domain/shopify-orders.ts';
 import {
   lockEvent,
   markEvent,
+  PENDING_EVENTS,
   PROCESS_WEBHOOK_EVENT,
   type ProcessWebhookJob,
   type WebhookEvent,
@@ -15,6 +16,7 @@ import {
 import type { Queryable } from '../platform/db/database.ts';
 import { AppError, type PgError } from '../platform/errors.ts';
 import type { JobDefinition, JobOutcome, JobPolicy } from '../platform/queue/queue.ts';
+import { JobLost } from '../platform/queue/sweep.ts';
 import type { JobDeps } from './index.ts';
 
 // Processing one stored webhook event (docs/webhooks.md): its entries for its account become
@@ -131,13 +133,14 @@ export function processWebhookEventJob(deps: JobDeps): JobDefinition<ProcessWebh
         'select last_error from app.webhook_events where organization_id = $1 and id = $2',
         [job.data.organization_id, job.data.event_id],
       );
-      await markEvent(
-        deps.db,
-        job.data,
-        'failed',
-        row?.last_error ?? messageOf(failure.error) ?? failure.reason,
-        { run: false },
-      );
+      const last = row?.last_error ?? null;
+      // The sweep's reason (runs cut off, a crash, the job gone) leads; a run's own error follows.
+      const error =
+        failure.error instanceof JobLost
+          ? `${failure.error.message}${last ? ` (last error: ${last})` : ''}`
+          : (last ?? messageOf(failure.error));
+      await markEvent(deps.db, job.data, 'failed', error, { run: false });
     },
+    unsettled: PENDING_EVENTS,
   };
 }

@@ -3,7 +3,12 @@ import { createGraphPublisher, type GraphPublisher } from '../channels/graph-pub
 import { type MediaItem, type PublishProgress, publishPost } from '../channels/graph-publish-flow.ts';
 import type { Config } from '../config.ts';
 import { accountById } from '../domain/connected-accounts.ts';
-import { PUBLISH_JOB, type PublishJob } from '../domain/social-publish.ts';
+import {
+  giveUpPublishing,
+  PUBLISH_JOB,
+  type PublishJob,
+  UNPUBLISHED_POSTS,
+} from '../domain/social-publish.ts';
 import type { Database, Queryable } from '../platform/db/database.ts';
 import type { JobDefinition, JobPolicy, Queue } from '../platform/queue/queue.ts';
 import type { Secrets } from '../platform/secrets.ts';
@@ -272,14 +277,17 @@ export function publishSocialPostJob(jobDeps: JobDeps): JobDefinition<PublishJob
       return { status: 'done' };
     },
     async onFailed(job, failure) {
-      // Retries exhausted: the last error, and why we stopped. Only a post still publishing changes.
+      // Retries exhausted, or the sweep found the job failed or gone: the last error, and why we
+      // stopped. Only a post still publishing for this job's schedule changes.
       const last = failure.error;
       const error =
-        last && typeof last === 'object' && !(last instanceof Error) ? last : { message: String(last) };
-      await markFailed(deps.db, [job.data.organization_id, job.data.post_id], {
-        ...error,
-        gave_up: failure.reason,
-      });
+        last instanceof Error
+          ? { type: last.name, message: last.message }
+          : last && typeof last === 'object'
+            ? last
+            : { message: String(last) };
+      await giveUpPublishing(deps.db, job.data, { ...error, gave_up: failure.reason });
     },
+    unsettled: UNPUBLISHED_POSTS,
   };
 }

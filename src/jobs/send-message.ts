@@ -108,7 +108,7 @@ const current = async (deps: DeliverDeps, job: SendJob) =>
     )
   )[0]?.r ?? null;
 
-/** Gives the message up as failed with `error` (a permanent refusal, or retries exhausted). */
+/** Gives the message up as failed with `error`: the claim holder's, after a permanent refusal. */
 export async function fail(
   deps: DeliverDeps,
   job: SendJob,
@@ -134,11 +134,37 @@ async function settle(
   return { state: 'settled', message: row?.r as MessageRow } as const;
 }
 
-/** Updates the message while it is still queued; null when it no longer is. */
-async function record(deps: DeliverDeps, job: SendJob, set: string, values: unknown[]) {
+/**
+ * Gives the message up from outside an attempt (its job gave up, or the sweep found the job failed
+ * or gone): only while it is queued and no live attempt holds its claim. A live attempt records
+ * its own outcome, and failing the message under it could contradict a send Meta took: then this
+ * throws, and the job (or the next sweep) looks again once the claim is over.
+ */
+export async function giveUp(deps: DeliverDeps, job: SendJob, error: Record<string, unknown>) {
+  const failed = await record(
+    deps,
+    job,
+    `status = 'failed', failed_at = now(), error = $3`,
+    [JSON.stringify(error)],
+    { unclaimed: true },
+  );
+  if (failed) return;
+  if ((await current(deps, job))?.status === 'queued')
+    throw new Error(`message ${job.message_id} is held by a live attempt; it records its own outcome`);
+}
+
+/** Updates the message while it is still queued (and, `unclaimed`, held by no live attempt); null when it is not. */
+async function record(
+  deps: DeliverDeps,
+  job: SendJob,
+  set: string,
+  values: unknown[],
+  { unclaimed = false } = {},
+) {
   const [row] = await deps.db.query<{ r: MessageRow }>(
     `update public.messages m set ${set}, sending_until = null
       where m.organization_id = $1 and m.id = $2 and m.status = 'queued'
+        ${unclaimed ? 'and (m.sending_until is null or m.sending_until < now())' : ''}
      returning to_jsonb(m) as r`,
     [job.organization_id, job.message_id, ...values],
   );
@@ -226,7 +252,18 @@ export const sendPolicy = (config: Config): JobPolicy => ({
   leaseSeconds: claimSeconds(config),
 });
 
-/** The worker's side: retries with backoff (config), then `failed`. */
+/** The key a message's job is enqueued with (one job per message): `SEND_UNSETTLED` builds the same. */
+export const sendKey = (job: SendJob) => `${job.organization_id}/${job.message_id}`;
+
+/** Queued messages no live attempt holds, for the sweep (JobDefinition.unsettled). */
+const SEND_UNSETTLED = `select m.organization_id::text || '/' || m.id::text as key,
+    jsonb_build_object('organization_id', m.organization_id, 'message_id', m.id) as data,
+    m.created_at as since
+  from public.messages m
+ where m.status = 'queued' and m.direction = 'out'
+   and (m.sending_until is null or m.sending_until < now())`;
+
+/** The worker's side: retries with backoff (config), then `failed`; the sweep's way in. */
 export function sendMessageJob(jobDeps: JobDeps): JobDefinition<SendJob> {
   const deps = deliverDeps(jobDeps);
   return {
@@ -245,7 +282,8 @@ export function sendMessageJob(jobDeps: JobDeps): JobDefinition<SendJob> {
           : last && typeof last === 'object'
             ? (last as Record<string, unknown>)
             : {};
-      await fail(deps, job.data, { ...error, gave_up: failure.reason });
+      await giveUp(deps, job.data, { ...error, gave_up: failure.reason });
     },
+    unsettled: SEND_UNSETTLED,
   };
 }

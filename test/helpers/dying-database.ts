@@ -52,3 +52,6 @@ export function dyingDatabase(
   };
   return { db: wrapped, kill };
 }
+
+/** The statement with which a send claims its message before calling Meta (src/jobs/send-message.ts). */
+export const isClaim = (sql: string) => sql.includes('set sending_until = now() + make_interval');

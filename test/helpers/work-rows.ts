@@ -5,7 +5,8 @@ import type { Job, JobDefinition, JobFailure, JobPolicy, Queue } from '../../src
 // Work for the queue's own tests (test/platform/queue-*.test.ts and the worker processes they
 // start), shaped like an outbound message and its send: a row in public.test_work with a status,
 // and a job about it enqueued under the row's id. A run that settles marks the row done; onFailed
-// marks it failed with the error's message while it is pending.
+// marks it failed with the error's message while it is pending; `unsettled` lists the pending rows
+// for the sweep.
 
 export const CREATE_WORK = `create table if not exists public.test_work (
   id uuid primary key default gen_random_uuid(), job text not null, status text not null default 'pending',
@@ -49,6 +50,8 @@ export function workJob(
       );
       if (row) failures.push(failure);
     },
+    unsettled: `select w.id::text as key, jsonb_build_object('id', w.id) as data, w.created_at as since
+                  from public.test_work w where w.job = '${name}' and w.status = 'pending'`,
   };
   return { def: def as JobDefinition<never>, failures };
 }

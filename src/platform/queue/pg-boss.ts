@@ -1,11 +1,14 @@
-import { createHash } from 'node:crypto';
 import { type JobWithMetadata, PgBoss } from 'pg-boss';
 import type { Database } from '../db/database.ts';
 import type { Logger } from '../log.ts';
 import { databaseExecutor, transactionExecutor } from './adapters.ts';
 import { type Run, returnExpiredLeases } from './expired-leases.ts';
+import { keyedId } from './keyed-id.ts';
 import { runDeadlineMs, runSafely, verdict } from './outcome.ts';
 import type { Job, JobDefinition, JobPolicy, Queue } from './queue.ts';
+import { sweeper } from './sweep.ts';
+
+export { keyedId };
 
 export type QueueOptions = {
   log: Logger;
@@ -17,6 +20,8 @@ export type QueueOptions = {
    */
   supervise: boolean;
   superviseIntervalSeconds?: number;
+  /** How often a worker sweeps for work whose job is gone or failed (docs/jobs.md "The sweep"). */
+  sweepIntervalSeconds?: number;
   /** The clock the max-age rule reads; tests move it. Job timestamps are the database's. */
   now?: () => Date;
 };
@@ -53,8 +58,22 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
   await boss.start();
 
   const definitions = new Map<string, JobDefinition<unknown>>();
-  let working = false;
+  let started = false;
+  let stopping = false;
   const fail = (name: string, runs: Run[], output: object) => boss.fail(name, runs, output);
+  const sweeps = sweeper(
+    {
+      db,
+      log: opts.log,
+      now,
+      stopping: () => stopping,
+      requeue: (name, data, key) =>
+        db.transaction(async (tx) => {
+          await queue.enqueue(tx, name, data, { key, rerun: true });
+        }),
+    },
+    definitions,
+  );
 
   async function runOne(def: JobDefinition<unknown>, raw: JobWithMetadata<unknown>) {
     const job: Job<unknown> = {
@@ -88,7 +107,7 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
     await def.onFailed?.(job, next.failure);
   }
 
-  return {
+  const queue: Queue = {
     async register(defs) {
       for (const def of defs as JobDefinition<unknown>[]) {
         // The queue holds only defaults; every job carries its policy (enqueue), so a changed
@@ -103,8 +122,15 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
       const def = definitions.get(name);
       if (!def) throw new Error(`unknown job "${name}": register it first`);
       const keyed = eo.key === undefined ? undefined : keyedId(name, eo.key);
+      const executor = transactionExecutor(tx);
+      // A finished job of the key makes way: the insert below then succeeds, and a live one stays.
+      if (keyed && eo.rerun)
+        await executor.executeSql(
+          `delete from ${SCHEMA}.job where name = $1 and id = $2 and state > 'active'`,
+          [name, keyed],
+        );
       const id = await boss.send(name, data, {
-        db: transactionExecutor(tx),
+        db: executor,
         ...retryOptions(def.policy),
         ...(eo.startAfter !== undefined ? { startAfter: eo.startAfter } : {}),
         // The job's id is derived from the key: pg-boss inserts `on conflict do nothing`, so the
@@ -121,8 +147,8 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
       await boss.complete(name, id, null, { includeQueued: true });
     },
     async work(wo = {}) {
-      if (working) return;
-      working = true;
+      if (started) return;
+      started = true;
       // Before fetching: runs a dead worker held come back now, not at the first supervise pass.
       const returned = await returnExpiredLeases(db, [...definitions.keys()], fail);
       if (returned) opts.log.warn({ jobs: returned }, 'returned jobs whose lease ran out');
@@ -154,21 +180,18 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
             ),
         );
       }
+      // Once now (what a crash loop or a long outage left behind), then on a timer.
+      sweeps.start(opts.sweepIntervalSeconds ?? 60);
     },
+    sweep: () => sweeps.now(),
     async stop(so = {}) {
+      stopping = true;
+      await sweeps.stop(); // a pass ends after the work in hand
       // close: false: the database belongs to the service, which closes it after the queue.
       await boss.stop({ graceful: true, close: false, timeout: so.timeoutMs ?? 10_000 });
     },
   };
-}
-
-/** A UUID (version 8: custom) that only this name and key give. */
-export function keyedId(name: string, key: string): string {
-  const h = createHash('sha256').update(`${name}\0${key}`).digest();
-  h[6] = ((h[6] as number) & 0x0f) | 0x80;
-  h[8] = ((h[8] as number) & 0x3f) | 0x80;
-  const hex = h.subarray(0, 16).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return queue;
 }
 
 /** A policy in pg-boss's terms. */

@@ -54,6 +54,15 @@ export type JobDefinition<T = unknown> = {
    * If it throws, the job is run again later and gives up again, so it must be idempotent.
    */
   onFailed?(job: Job<T>, failure: JobFailure): Promise<void>;
+  /**
+   * The work this job is about that has not reached an ending, for the sweep (docs/jobs.md "The
+   * sweep"): SQL run on the service path that selects one row per piece of work, with `key` (the
+   * key its job was enqueued with), `data` (the job's data) and `since` (when the work was made: its
+   * max age counts from there), leaving out work a live run holds (a claim not yet run out). Work
+   * whose job is gone is enqueued again under its key while younger than the policy's max age;
+   * work whose job failed, or that is older, goes to `onFailed`. Jobs without it are not swept.
+   */
+  unsettled?: string;
 };
 
 export type EnqueueOptions = {
@@ -65,7 +74,15 @@ export type EnqueueOptions = {
    * job's id. For work that must happen once per period whoever asks (the daily purge).
    */
   key?: string;
+  /**
+   * With `key`: a finished job of that key (completed, failed, cancelled) is replaced by this one,
+   * so the work runs again; a live one (waiting, retrying, running) is kept and nothing is added.
+   */
+  rerun?: boolean;
 };
+
+/** What one sweep did per job name: work enqueued again, work given up as failed. */
+export type SweepReport = Record<string, { requeued: number; failed: number }>;
 
 export interface Queue {
   /** Makes these job names known: their queues and policies. Before enqueue or work. */
@@ -79,6 +96,12 @@ export interface Queue {
   complete(name: string, id: string): Promise<void>;
   /** Starts running every registered job in this process; `concurrency` runs per job name. */
   work(opts?: { concurrency?: number }): Promise<void>;
+  /**
+   * Finds the work of every job with `unsettled` whose job is gone or failed, and enqueues it again
+   * or gives it up (docs/jobs.md "The sweep"). A worker runs it when it starts and then on a timer;
+   * several workers may run it at once.
+   */
+  sweep(): Promise<SweepReport>;
   /** Stops fetching, waits up to `timeoutMs` for runs in flight, then stops the queue. */
   stop(opts?: { timeoutMs?: number }): Promise<void>;
 }
