@@ -2,6 +2,8 @@ import { loadSigningKeys } from '../auth/signing-keys.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { startService } from '../main.ts';
 import { migrate } from '../platform/db/migrate.ts';
+import { createLogger } from '../platform/log.ts';
+import { exitOnCrash } from './crash.ts';
 import { setPlanCommand } from './org-set-plan.ts';
 import { purgeCommand } from './purge.ts';
 import { openForCommand, serviceUrl } from './running-service.ts';
@@ -26,6 +28,8 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   switch (command) {
     case 'start': {
+      // Its worker runs inline (WORKER=inline): a crash is recorded on the jobs it held (crash.ts).
+      exitOnCrash(createLogger(config.logLevel));
       const service = await startService(config);
       const { anonKey } = service.services.keys;
       const stop = async () => {
@@ -39,6 +43,7 @@ async function main(argv: string[]): Promise<number> {
       return -1; // keep running
     }
     case 'worker': {
+      exitOnCrash(createLogger(config.logLevel));
       const stop = await startWorker(config);
       const exit = async () => {
         await stop();

@@ -3,6 +3,7 @@ import type { Database } from '../db/database.ts';
 import type { Logger } from '../log.ts';
 import { databaseExecutor, transactionExecutor } from './adapters.ts';
 import { type Run, returnExpiredLeases } from './expired-leases.ts';
+import { runsInFlight } from './in-flight.ts';
 import { keyedId } from './keyed-id.ts';
 import { runDeadlineMs, runSafely, verdict } from './outcome.ts';
 import type { Job, JobDefinition, JobPolicy, Queue } from './queue.ts';
@@ -28,6 +29,17 @@ export type QueueOptions = {
 
 /** Due jobs a worker slot takes at once (see work). */
 const BATCH = 8;
+
+/** The queues working in this process: what abandonRunsInFlight reaches. */
+const working = new Set<Queue>();
+
+/**
+ * The process is about to die (an uncaught exception, src/cli/crash.ts): every working queue here
+ * records the crash on its runs in flight (Queue.abandon). Call it synchronously from the handler.
+ */
+export function abandonRunsInFlight(error: unknown): Promise<unknown> {
+  return Promise.all([...working].map((queue) => queue.abandon(error)));
+}
 
 /** pg-boss's schema: outside `public`, so /rest/v1 never serves it, and granted to no tenant role. */
 const SCHEMA = 'pgboss';
@@ -60,6 +72,7 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
   const definitions = new Map<string, JobDefinition<unknown>>();
   let started = false;
   let stopping = false;
+  const inFlight = runsInFlight();
   const fail = (name: string, runs: Run[], output: object) => boss.fail(name, runs, output);
   const sweeps = sweeper(
     {
@@ -149,6 +162,7 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
     async work(wo = {}) {
       if (started) return;
       started = true;
+      working.add(queue);
       // Before fetching: runs a dead worker held come back now, not at the first supervise pass.
       const returned = await returnExpiredLeases(db, [...definitions.keys()], fail);
       if (returned) opts.log.warn({ jobs: returned }, 'returned jobs whose lease ran out');
@@ -169,8 +183,9 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
           (jobs: JobWithMetadata<unknown>[]) =>
             Promise.all(
               jobs.map(async (raw) => {
+                const run = { name: def.name, id: raw.id, retryCount: raw.retryCount };
                 try {
-                  await runOne(def, raw);
+                  await inFlight.track(run, () => runOne(def, raw));
                   return { id: raw.id, status: 'completed' as const };
                 } catch (error) {
                   // Failed: pg-boss retries it with the job's backoff (see retryOptions).
@@ -184,8 +199,21 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
       sweeps.start(opts.sweepIntervalSeconds ?? 60);
     },
     sweep: () => sweeps.now(),
+    async abandon(error) {
+      const { runs, culprit } = inFlight.take(); // before any await: see take
+      const crashed = {
+        message: 'the worker process crashed while this job ran (another run threw)',
+        crashed: true,
+      };
+      await Promise.all(
+        runs.map((r) =>
+          fail(r.name, [r], r.id === culprit ? { ...describe(error), crashed: true } : crashed),
+        ),
+      );
+    },
     async stop(so = {}) {
       stopping = true;
+      working.delete(queue);
       await sweeps.stop(); // a pass ends after the work in hand
       // close: false: the database belongs to the service, which closes it after the queue.
       await boss.stop({ graceful: true, close: false, timeout: so.timeoutMs ?? 10_000 });

@@ -102,6 +102,13 @@ export interface Queue {
    * several workers may run it at once.
    */
   sweep(): Promise<SweepReport>;
+  /**
+   * The process is about to die (an uncaught exception): each run in flight here is failed now,
+   * fenced to its attempt, so the attempt counts at once with the error recorded instead of when
+   * its lease runs out. The run the error came from gets the error; the others are told the worker
+   * crashed. Call it synchronously from the exception's handler (that is how the run is known).
+   */
+  abandon(error: unknown): Promise<void>;
   /** Stops fetching, waits up to `timeoutMs` for runs in flight, then stops the queue. */
   stop(opts?: { timeoutMs?: number }): Promise<void>;
 }

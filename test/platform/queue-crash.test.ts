@@ -1,0 +1,154 @@
+// What this file protects (issue 26, section 6): a crash in one job is that job's problem. A job
+// whose run throws outside its handler and any try (in a timer: an uncaught exception) ends the
+// worker process that runs it; each such death is recorded on the job as an attempt with the
+// error before the process exits (Queue.abandon, from src/cli/crash.ts), so after its retry limit
+// the job ends `failed` with that error, and the sweep of the next worker gives its work up with
+// it. The other jobs, cut off beside it or not, are done by the restarted workers.
+// Both engines: workers that crash in this process (the abandon, then a dying database). On
+// PostgreSQL also real worker processes (poison-worker.ts) that exit with code 1, restarted as a
+// supervisor would (PGlite lives in one process, so the test could not read it meanwhile).
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/platform/db/database.ts';
+import { openQueue } from '../../src/platform/queue/pg-boss.ts';
+import type { JobDefinition, Queue } from '../../src/platform/queue/queue.ts';
+import { exited } from '../helpers/cli.ts';
+import { type FreshDatabase, freshDatabase, onPostgres } from '../helpers/db.ts';
+import { dyingDatabase } from '../helpers/dying-database.ts';
+import { addWork, CREATE_WORK, jobOf, NEVER, until, workJob, workRow } from '../helpers/work-rows.ts';
+import { HEALTHY, healthyJob, POISON, POISON_ERROR, poisonJob } from './poison-jobs.ts';
+
+let fresh: FreshDatabase;
+const open: Queue[] = [];
+const children: ChildProcess[] = [];
+const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-poison-'));
+
+beforeAll(async () => {
+  fresh = await freshDatabase();
+  await fresh.db.query(CREATE_WORK);
+});
+afterEach(async () => {
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await Promise.all(open.splice(0).map((q) => q.stop({ timeoutMs: 500 })));
+});
+afterAll(async () => {
+  await fresh.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** A queue over `db`: working, or (`work: false`) only to enqueue. Supervise and sweep timers an hour away. */
+async function queueOver(defs: JobDefinition<never>[], db: Database = fresh.db, work = true) {
+  const queue = await openQueue(db, {
+    log: pino({ level: 'silent' }),
+    pollIntervalMs: 500,
+    supervise: true,
+    superviseIntervalSeconds: 3600,
+    sweepIntervalSeconds: 3600,
+  });
+  open.push(queue);
+  await queue.register(defs);
+  if (work) await queue.work({ concurrency: 2 });
+  return queue;
+}
+
+describe('a job that throws outside its handler, in this process', () => {
+  it('each crash counts as an attempt with its error; after the retry limit the job fails and the sweep gives its work up', async () => {
+    const name = `test-crashing-${process.pid}`;
+    /** A worker whose run throws in a timer; the process records the crash (abandon) and dies. */
+    async function crashingWorker() {
+      const dying = dyingDatabase(fresh.db);
+      let queue: Queue | undefined;
+      const crashing = workJob(name, dying.db, () => {
+        setTimeout(() => {
+          // What src/cli/crash.ts does on the uncaught exception this throw would be.
+          void (queue as Queue).abandon(new Error(POISON_ERROR)).then(dying.kill);
+        });
+        return NEVER;
+      });
+      queue = await queueOver([crashing.def], dying.db);
+      return queue;
+    }
+    const first = await crashingWorker();
+    const id = await addWork(fresh.db, first, name);
+    // The crash counts at once, with its error: no lease has to run out.
+    await until(async () => (await jobOf(fresh.db, name, id))?.state === 'retry');
+    expect((await jobOf(fresh.db, name, id))?.output).toEqual({
+      name: 'Error',
+      message: POISON_ERROR,
+      crashed: true,
+    });
+    await crashingWorker();
+    await until(async () => (await jobOf(fresh.db, name, id))?.state === 'failed');
+    expect(await jobOf(fresh.db, name, id)).toMatchObject({
+      retry_count: 1,
+      output: { message: POISON_ERROR },
+    });
+    const job = workJob(name, fresh.db, () => NEVER);
+    await queueOver([job.def]);
+    await until(async () => (await workRow(fresh.db, id))?.status === 'failed');
+    expect((await workRow(fresh.db, id))?.error).toBe(
+      `its runs were cut off and the queue gave up on its job: ${POISON_ERROR}`,
+    );
+    expect(job.failures).toMatchObject([{ reason: 'attempts' }]);
+  });
+});
+
+describe('a job that throws outside its handler, in worker processes', () => {
+  it.skipIf(!onPostgres())(
+    'crashes each worker it reaches (exit 1), ends failed after its retry limit with the error, and every other job is done',
+    async () => {
+      // Only to enqueue: the workers are the child processes.
+      const deps = { db: fresh.db } as Parameters<typeof poisonJob>[0];
+      const queue = await queueOver([poisonJob(deps), healthyJob(deps)], fresh.db, false);
+      const poison = await addWork(fresh.db, queue, POISON);
+      const healthy: string[] = [];
+      for (let i = 0; i < 6; i++) healthy.push(await addWork(fresh.db, queue, HEALTHY));
+      const settled = async () => {
+        for (const id of [poison, ...healthy])
+          if ((await workRow(fresh.db, id))?.status === 'pending') return false;
+        return true;
+      };
+      const script = path.join(import.meta.dirname, 'poison-worker.ts');
+      const env = {
+        ...process.env,
+        DATABASE_URL: fresh.url as string,
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'silent',
+        WORKER_POLL_MS: '500',
+        // Only what a worker's start does returns leases and sweeps.
+        WORKER_SUPERVISE_SECONDS: '3600',
+        WORKER_SWEEP_SECONDS: '3600',
+      };
+      // The supervisor: a worker that dies is started again, until all the work has an ending.
+      const exits: (number | string | null)[] = [];
+      for (;;) {
+        const child = spawn(process.execPath, ['--import', 'tsx', script], { env });
+        children.push(child);
+        while (child.exitCode === null && child.signalCode === null && !(await settled()))
+          await new Promise((r) => setTimeout(r, 100));
+        if (child.exitCode === null && child.signalCode === null) break;
+        exits.push(await exited(child));
+      }
+      // One death per run of the poison: its one attempt and the spare one.
+      expect(exits).toEqual([1, 1]);
+      expect(await jobOf(fresh.db, POISON, poison)).toMatchObject({
+        state: 'failed',
+        retry_count: 1,
+        output: { message: POISON_ERROR, crashed: true },
+      });
+      expect(await workRow(fresh.db, poison)).toMatchObject({
+        status: 'failed',
+        runs: 0,
+        error: `its runs were cut off and the queue gave up on its job: ${POISON_ERROR}`,
+      });
+      for (const id of healthy)
+        expect(await workRow(fresh.db, id)).toMatchObject({ status: 'done', runs: 1 });
+    },
+  );
+});
