@@ -87,9 +87,25 @@ describe('SIGTERM with sends in flight', () => {
     await connect(target, owner, 'whatsapp', PHONE_ID, WA_TOKEN);
     graph.setLatency(HELD_MS);
 
+    // A kept-alive connection, idle when the signal comes: the stop closes it at once (left open,
+    // it would hold the stop until the timeout, which cuts and says so).
+    const { port } = new URL(url);
+    const idle = tcpConnect(Number(port), '127.0.0.1');
+    let idleReceived = '';
+    idle.on('data', (d) => {
+      idleReceived += d;
+    });
+    idle.on('error', () => {});
+    const idleClosed = new Promise<void>((resolve) => idle.on('close', () => resolve()));
+    idle.write(requestText('GET', '/health', {}));
+    while (!idleReceived.includes('"ok"')) await new Promise((r) => setTimeout(r, 20));
+    expect(responsesIn(idleReceived)[0]).toMatchObject({
+      status: 200,
+      headers: { connection: 'keep-alive' },
+    });
+
     // Each send on a socket of its own, kept alive; the last one also carries a second request
     // right behind its send, written after the signal.
-    const { port } = new URL(url);
     const sockets = Array.from({ length: SENDS }, (_, i) => {
       const socket = tcpConnect(Number(port), '127.0.0.1');
       let received = '';
@@ -143,6 +159,8 @@ describe('SIGTERM with sends in flight', () => {
     );
 
     const answers = await Promise.all(sockets.map((s) => s.closed));
+    await idleClosed;
+    expect(responsesIn(idleReceived)).toHaveLength(1); // closed, nothing more said on it
     expect(await stopped).toBe(0);
     for (const [i, raw] of answers.entries()) {
       const [sent, after, ...more] = responsesIn(raw);
