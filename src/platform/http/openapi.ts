@@ -76,8 +76,8 @@ export function operationIdOf(method: string, path: string): string {
 /**
  * The OpenAPI document with what every operation needs and no route has to remember: an
  * operationId (derived from method and path unless the route declares one), the security it
- * requires (`securityFor`, unless declared; `[]` for public routes), and a 401 answer where
- * credentials are required. Two operations with one id are a build error, not a silent clash.
+ * requires (`securityFor`, unless declared; `[]` for public routes), a 401 answer where
+ * credentials are required, and the 503 any of them may answer. Two operations with one id are a build error, not a silent clash.
  */
 export function openApiDocument(
   app: OpenAPIHono<AppEnv>,
@@ -97,13 +97,18 @@ export function openApiDocument(
       if (other) throw new Error(`operationId ${op.operationId} of ${method} ${path} is taken by ${other}`);
       seen.set(op.operationId, `${method} ${path}`);
       op.security ??= securityFor(path);
-      if (op.security.length > 0 && op.responses && !op.responses['401']) {
-        // The document is JSON by now: the Error schema is referenced, not converted again.
-        op.responses['401'] = {
-          description: 'Missing or invalid credentials',
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-        };
-      }
+      if (!op.responses) continue;
+      // The document is JSON by now: the Error schema is referenced, not converted again.
+      const error = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+      if (op.security.length > 0 && !op.responses['401'])
+        op.responses['401'] = { description: 'Missing or invalid credentials', content: error };
+      // Any operation, while the database is out of reach or the process is stopping (issue 26).
+      op.responses['503'] ??= {
+        description:
+          'Briefly unavailable (service_unavailable): send the request again after Retry-After seconds',
+        headers: { 'Retry-After': { schema: { type: 'integer' } } },
+        content: error,
+      };
     }
   }
   return doc;

@@ -1,5 +1,6 @@
 import { type JobWithMetadata, PgBoss } from 'pg-boss';
 import type { Database } from '../db/database.ts';
+import { databaseUnavailable } from '../db/unavailable.ts';
 import type { Logger } from '../log.ts';
 import { databaseExecutor, transactionExecutor } from './adapters.ts';
 import { type Run, returnExpiredLeases } from './expired-leases.ts';
@@ -66,7 +67,12 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
     schedule: false,
     registerInstance: false,
   } as ConstructorParameters<typeof PgBoss>[0]);
-  boss.on('error', (err) => opts.log.error({ err: { message: (err as Error).message } }, 'job queue error'));
+  // Its loops go on after an error; while the database is away each poll fails alike: a warning.
+  boss.on('error', (err) => {
+    const line = { err: { message: (err as Error).message } };
+    if (databaseUnavailable(err)) opts.log.warn(line, 'job queue: database unavailable');
+    else opts.log.error(line, 'job queue error');
+  });
   await boss.start();
 
   const definitions = new Map<string, JobDefinition<unknown>>();
