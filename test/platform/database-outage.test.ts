@@ -26,6 +26,13 @@ let warm: string;
 /** An agent the service has not seen yet: its key check needs the database. */
 let cold: string;
 
+/** A customer's WhatsApp message, signed by Meta: the same delivery each time. */
+const deliverInbound = () =>
+  deliver(
+    svc,
+    fixture('wa-text', { PHONE_NUMBER_ID: PHONE_ID, 'wamid.TEXT_ID': 'wamid.OUTAGE', WA_ID: '16315551181' }),
+  );
+
 describe.runIf(onPostgres())('while the database is down', () => {
   beforeAll(async () => {
     cluster = await startCluster();
@@ -138,14 +145,7 @@ describe.runIf(onPostgres())('while the database is down', () => {
   });
 
   it('webhook receivers answer 503, so Meta and Shopify deliver again', async () => {
-    const meta = await deliver(
-      svc,
-      fixture('wa-text', {
-        PHONE_NUMBER_ID: PHONE_ID,
-        'wamid.TEXT_ID': 'wamid.OUTAGE',
-        WA_ID: '16315551181',
-      }),
-    );
+    const meta = await deliverInbound();
     unavailable(meta, meta.json);
     // (deliverShopify gives no headers: Retry-After is checked on the other two, the same path.)
     const shop = await deliverShopify(svc, shopifyOrder({ id: '820982911946154500' }));
@@ -189,14 +189,7 @@ describe.runIf(onPostgres())('while the database is down', () => {
       params: { name: 'svc_list_contacts', arguments: {} },
     });
     expect(tool.status).toBe(200);
-    const meta = await deliver(
-      svc,
-      fixture('wa-text', {
-        PHONE_NUMBER_ID: PHONE_ID,
-        'wamid.TEXT_ID': 'wamid.OUTAGE',
-        WA_ID: '16315551181',
-      }),
-    );
+    const meta = await deliverInbound();
     expect(meta.status).toBe(200);
   });
 });

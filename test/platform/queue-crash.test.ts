@@ -12,15 +12,21 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/platform/db/database.ts';
-import { openQueue } from '../../src/platform/queue/pg-boss.ts';
-import type { JobDefinition, Queue } from '../../src/platform/queue/queue.ts';
+import type { Queue } from '../../src/platform/queue/queue.ts';
 import { exited } from '../helpers/cli.ts';
 import { type FreshDatabase, freshDatabase, onPostgres } from '../helpers/db.ts';
 import { dyingDatabase } from '../helpers/dying-database.ts';
-import { addWork, CREATE_WORK, jobOf, NEVER, until, workJob, workRow } from '../helpers/work-rows.ts';
+import {
+  addWork,
+  CREATE_WORK,
+  jobOf,
+  NEVER,
+  quietWorker,
+  until,
+  workJob,
+  workRow,
+} from '../helpers/work-rows.ts';
 import { HEALTHY, healthyJob, POISON, POISON_ERROR, poisonJob } from './poison-jobs.ts';
 
 let fresh: FreshDatabase;
@@ -42,21 +48,6 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** A queue over `db`: working, or (`work: false`) only to enqueue. Supervise and sweep timers an hour away. */
-async function queueOver(defs: JobDefinition<never>[], db: Database = fresh.db, work = true) {
-  const queue = await openQueue(db, {
-    log: pino({ level: 'silent' }),
-    pollIntervalMs: 500,
-    supervise: true,
-    superviseIntervalSeconds: 3600,
-    sweepIntervalSeconds: 3600,
-  });
-  open.push(queue);
-  await queue.register(defs);
-  if (work) await queue.work({ concurrency: 2 });
-  return queue;
-}
-
 describe('a job that throws outside its handler, in this process', () => {
   it('each crash counts as an attempt with its error; after the retry limit the job fails and the sweep gives its work up', async () => {
     const name = `test-crashing-${process.pid}`;
@@ -71,7 +62,7 @@ describe('a job that throws outside its handler, in this process', () => {
         });
         return NEVER;
       });
-      queue = await queueOver([crashing.def], dying.db);
+      queue = await quietWorker(open, [crashing.def], dying.db);
       return queue;
     }
     const first = await crashingWorker();
@@ -90,7 +81,7 @@ describe('a job that throws outside its handler, in this process', () => {
       output: { message: POISON_ERROR },
     });
     const job = workJob(name, fresh.db, () => NEVER);
-    await queueOver([job.def]);
+    await quietWorker(open, [job.def], fresh.db);
     await until(async () => (await workRow(fresh.db, id))?.status === 'failed');
     expect((await workRow(fresh.db, id))?.error).toBe(
       `its runs were cut off and the queue gave up on its job: ${POISON_ERROR}`,
@@ -105,7 +96,7 @@ describe('a job that throws outside its handler, in worker processes', () => {
     async () => {
       // Only to enqueue: the workers are the child processes.
       const deps = { db: fresh.db } as Parameters<typeof poisonJob>[0];
-      const queue = await queueOver([poisonJob(deps), healthyJob(deps)], fresh.db, false);
+      const queue = await quietWorker(open, [poisonJob(deps), healthyJob(deps)], fresh.db, false);
       const poison = await addWork(fresh.db, queue, POISON);
       const healthy: string[] = [];
       for (let i = 0; i < 6; i++) healthy.push(await addWork(fresh.db, queue, HEALTHY));

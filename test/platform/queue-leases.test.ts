@@ -3,14 +3,20 @@
 // worker to start takes it back, the lost run counted as an attempt, and runs it. The worker
 // "dies" in this process (dying-database.ts), on both engines; its lease is a second long.
 
-import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/platform/db/database.ts';
-import { openQueue } from '../../src/platform/queue/pg-boss.ts';
-import type { JobDefinition, Queue } from '../../src/platform/queue/queue.ts';
+import type { Queue } from '../../src/platform/queue/queue.ts';
 import { type FreshDatabase, freshDatabase } from '../helpers/db.ts';
 import { dyingDatabase } from '../helpers/dying-database.ts';
-import { addWork, CREATE_WORK, diesIn, jobOf, until, workJob, workRow } from '../helpers/work-rows.ts';
+import {
+  addWork,
+  CREATE_WORK,
+  diesIn,
+  jobOf,
+  quietWorker,
+  until,
+  workJob,
+  workRow,
+} from '../helpers/work-rows.ts';
 
 let fresh: FreshDatabase;
 const open: Queue[] = [];
@@ -26,33 +32,19 @@ afterAll(async () => {
   await fresh.drop();
 });
 
-/** A worker whose first supervise pass is an hour away: only what its start does is seen. */
-async function worker(defs: JobDefinition<never>[], db: Database = fresh.db) {
-  const queue = await openQueue(db, {
-    log: pino({ level: 'silent' }),
-    pollIntervalMs: 500,
-    supervise: true,
-    superviseIntervalSeconds: 3600,
-  });
-  open.push(queue);
-  await queue.register(defs);
-  await queue.work({ concurrency: 2 });
-  return queue;
-}
-
 describe('a worker killed mid-run', () => {
   it('leaves its job to the next worker, which takes it back when it starts, not at its first supervise pass', async () => {
     const name = `test-lease-${process.pid}`;
     const first = dyingDatabase(fresh.db);
     // The process dies inside the run.
-    const dying = await worker([workJob(name, first.db, diesIn(first)).def], first.db);
+    const dying = await quietWorker(open, [workJob(name, first.db, diesIn(first)).def], first.db);
     const id = await addWork(fresh.db, dying, name);
     await until(async () => (await jobOf(fresh.db, name, id))?.state === 'active');
     // Its lease (1 s) runs out with nobody to notice: the dead worker's queue can record nothing.
     await new Promise((r) => setTimeout(r, 1500));
     expect((await jobOf(fresh.db, name, id))?.state).toBe('active');
     const job = workJob(name, fresh.db, async () => {});
-    await worker([job.def]);
+    await quietWorker(open, [job.def], fresh.db);
     await until(async () => (await workRow(fresh.db, id))?.status === 'done');
     expect(await jobOf(fresh.db, name, id)).toMatchObject({ state: 'completed', retry_count: 1 });
     expect(job.failures).toEqual([]);

@@ -6,14 +6,22 @@
 // are the ones the queue makes. Workers "die" in this process (dying-database.ts), on both
 // engines; no time is asserted.
 
-import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/platform/db/database.ts';
-import { keyedId, openQueue } from '../../src/platform/queue/pg-boss.ts';
-import type { JobDefinition, Queue } from '../../src/platform/queue/queue.ts';
+import { keyedId } from '../../src/platform/queue/pg-boss.ts';
+import type { Queue } from '../../src/platform/queue/queue.ts';
 import { type FreshDatabase, freshDatabase } from '../helpers/db.ts';
 import { dyingDatabase } from '../helpers/dying-database.ts';
-import { addWork, CREATE_WORK, diesIn, jobOf, NEVER, until, workJob, workRow } from '../helpers/work-rows.ts';
+import {
+  addWork,
+  CREATE_WORK,
+  diesIn,
+  jobOf,
+  NEVER,
+  quietWorker,
+  until,
+  workJob,
+  workRow,
+} from '../helpers/work-rows.ts';
 
 let fresh: FreshDatabase;
 const open: Queue[] = [];
@@ -30,21 +38,6 @@ afterEach(async () => {
 afterAll(async () => {
   await fresh.drop();
 });
-
-/** A worker: its supervise pass and its sweep timer an hour away, so only what a start does is seen. */
-async function worker(defs: JobDefinition<never>[], db: Database = fresh.db, work = true) {
-  const queue = await openQueue(db, {
-    log: pino({ level: 'silent' }),
-    pollIntervalMs: 500,
-    supervise: true,
-    superviseIntervalSeconds: 3600,
-    sweepIntervalSeconds: 3600,
-  });
-  open.push(queue);
-  await queue.register(defs);
-  if (work) await queue.work({ concurrency: 2 });
-  return queue;
-}
 
 const row = (id: string) => workRow(fresh.db, id);
 const jobState = (name: string, id: string) => jobOf(fresh.db, name, id);
@@ -73,20 +66,20 @@ describe('the sweep', () => {
     const name = uniqueName('cut-off');
     // Run 1: a worker killed in the run; its lease (1 s) runs out.
     const one = dyingDatabase(fresh.db);
-    const a = await worker([workJob(name, one.db, diesIn(one)).def], one.db);
+    const a = await quietWorker(open, [workJob(name, one.db, diesIn(one)).def], one.db);
     const id = await addWork(fresh.db, a, name);
     await until(async () => (await jobState(name, id))?.state === 'active');
     await new Promise((r) => setTimeout(r, 1500));
     // Run 2: the next worker takes it back at its start, runs it, and is killed too.
     const two = dyingDatabase(fresh.db);
-    await worker([workJob(name, two.db, diesIn(two)).def], two.db);
+    await quietWorker(open, [workJob(name, two.db, diesIn(two)).def], two.db);
     await until(async () => (await jobState(name, id))?.retry_count === 1);
     await until(async () => (await jobState(name, id))?.state === 'active');
     await new Promise((r) => setTimeout(r, 1500));
     // The third worker's start returns that lease at the retry limit: pg-boss fails the job itself
     // and no onFailed runs for it; the sweep that follows is the work's way out.
     const job = workJob(name, fresh.db, () => NEVER);
-    await worker([job.def]);
+    await quietWorker(open, [job.def], fresh.db);
     await until(async () => (await row(id))?.status === 'failed');
     expect((await jobState(name, id))?.state).toBe('failed');
     expect(job.failures).toMatchObject([{ reason: 'attempts' }]);
@@ -99,8 +92,8 @@ describe('the sweep', () => {
   it('enqueues work whose job is gone again, one job however many sweep, and gives up work too old to retry', async () => {
     const name = uniqueName('gone');
     const job = workJob(name, fresh.db, async () => {});
-    const idle = await worker([job.def], fresh.db, false);
-    const other = await worker([job.def], fresh.db, false);
+    const idle = await quietWorker(open, [job.def], fresh.db, false);
+    const other = await quietWorker(open, [job.def], fresh.db, false);
     // Rows whose job the queue lost (deleted, or a database restored without its jobs).
     const young = await addWork(fresh.db, idle, name, { job: false });
     const old = await addWork(fresh.db, idle, name, { job: false, age: '2 hours' });
@@ -114,7 +107,7 @@ describe('the sweep', () => {
     expect(jobs?.n).toBe(1);
     expect(await row(old)).toMatchObject({ status: 'failed', error: expect.stringMatching(/job is gone/) });
     expect(job.failures).toMatchObject([{ reason: 'max_age' }]);
-    await worker([job.def]);
+    await quietWorker(open, [job.def], fresh.db);
     await until(async () => (await row(young))?.status === 'done' && (await row(waiting))?.status === 'done');
     expect(await row(young)).toMatchObject({ runs: 1 });
     expect(await row(waiting)).toMatchObject({ runs: 1 });
