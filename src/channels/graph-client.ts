@@ -3,7 +3,7 @@
 // throws for anything Meta or the network does, and it never logs: the caller records the result.
 // The access token travels only in the Authorization header; it is never put into a URL (where
 // proxies log it) or into a returned error.
-import { answeredFailure, type GraphFailure, unansweredFailure } from './graph-errors.ts';
+import { answeredFailure, type GraphFailure, refusedHere, unansweredFailure } from './graph-errors.ts';
 import {
   type InstagramContent,
   instagramBody,
@@ -153,18 +153,10 @@ export async function callGraph(
       return unansweredFailure('network_error', `could not reach the Graph API: ${e.cause.code}`);
     // Anything else failed before a byte left (a header that cannot carry the token): its message
     // may quote the token, and no retry will build the request either.
-    return {
-      ok: false,
-      transient: false,
-      status: null,
-      error: {
-        code: null,
-        subcode: null,
-        type: 'invalid_request',
-        message: 'the request could not be built (is the access token well-formed?)',
-        fbtrace_id: null,
-      },
-    };
+    return refusedHere(
+      'invalid_request',
+      'the request could not be built (is the access token well-formed?)',
+    );
   }
   let parsed: unknown = null;
   try {

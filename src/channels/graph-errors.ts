@@ -108,3 +108,16 @@ export function unansweredFailure(kind: 'timeout' | 'network_error', message: st
     error: { code: null, subcode: null, type: kind, message, fbtrace_id: null },
   };
 }
+
+/**
+ * Refused on our side, before or instead of a call (a disconnected account, a post that cannot be
+ * sent as is): permanent, since the same request would be refused again.
+ */
+export function refusedHere(type: string, message: string): GraphFailure {
+  return {
+    ok: false,
+    transient: false,
+    status: null,
+    error: { code: null, subcode: null, type, message, fbtrace_id: null },
+  };
+}

@@ -6,7 +6,7 @@
 // for clocks. Takes the publisher, the account, the text and when the first attempt began; gives
 // the post, null (not there), or a failure. docs/social.md, "Publishing once".
 import type { GraphAccount } from './graph-client.ts';
-import type { GraphFailure } from './graph-errors.ts';
+import { type GraphFailure, refusedHere } from './graph-errors.ts';
 import type { GraphPublisher, ReadResult, RecentPost } from './graph-publish.ts';
 
 export const LOOKBACK = {
@@ -54,15 +54,8 @@ export async function findOwnPost(
   }
 }
 
-const exhausted = (pages: number, perPage: number): GraphFailure => ({
-  ok: false,
-  transient: false,
-  status: null,
-  error: {
-    code: null,
-    subcode: null,
-    type: LOOKBACK_EXHAUSTED,
-    message: `Could not tell whether an earlier attempt published this post: ${pages} pages (about ${pages * perPage} posts) of the account were read without reaching the time it began. Not posted again, to avoid a duplicate: check the account.`,
-    fbtrace_id: null,
-  },
-});
+const exhausted = (pages: number, perPage: number): GraphFailure =>
+  refusedHere(
+    LOOKBACK_EXHAUSTED,
+    `Could not tell whether an earlier attempt published this post: ${pages} pages (about ${pages * perPage} posts) of the account were read without reaching the time it began. Not posted again, to avoid a duplicate: check the account.`,
+  );

@@ -7,7 +7,7 @@
 // time: graph-find-post.ts) instead of posting again. docs/social.md, "Publishing once", says what
 // this guarantees and what it cannot.
 import type { GraphAccount } from './graph-client.ts';
-import type { GraphFailure } from './graph-errors.ts';
+import { type GraphFailure, refusedHere } from './graph-errors.ts';
 import { findOwnPost, LOOKBACK_EXHAUSTED } from './graph-find-post.ts';
 import type { GraphPublisher, PublishResult } from './graph-publish.ts';
 
@@ -83,7 +83,7 @@ async function facebook(
   const message = post.message ?? undefined;
   const videos = post.media.filter((m) => m.kind === 'video');
   if (videos.length > 0 && post.media.length > 1)
-    return refused('unsupported_media', 'A Facebook post carries one video alone, or photos');
+    return refusedHere('unsupported_media', 'A Facebook post carries one video alone, or photos');
   const photos = post.media.length > 1 ? await unpublishedPhotos(deps, page, post, state, save) : null;
   if (photos && !photos.ok) return photos;
   // Only the first attempt's time is saved: any attempt since may have posted, so the look reaches
@@ -124,7 +124,7 @@ async function instagram(
   state: PublishProgress,
   save: Save,
 ): Promise<Step> {
-  if (post.media.length === 0) return refused('no_media', 'An Instagram post needs an image or a video');
+  if (post.media.length === 0) return refusedHere('no_media', 'An Instagram post needs an image or a video');
   const caption = post.message ?? undefined;
   if (!state.container_id) {
     const container = await createContainer(deps, ig, post.media, caption, state, save);
@@ -222,10 +222,3 @@ async function lookFor(
   const mine = found.value;
   return mine ? { ok: true, id: mine.id, permalink: mine.permalink, recovered: true } : null;
 }
-
-const refused = (type: string, message: string): GraphFailure => ({
-  ok: false,
-  transient: false,
-  status: null,
-  error: { code: null, subcode: null, type, message, fbtrace_id: null },
-});

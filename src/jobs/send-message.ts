@@ -4,6 +4,7 @@ import {
   type GraphFailure,
   type GraphResult,
 } from '../channels/graph-client.ts';
+import { refusedHere } from '../channels/graph-errors.ts';
 import type { Config } from '../config.ts';
 import { accountByExternalId } from '../domain/connected-accounts.ts';
 import type { Deps, MessagingChannel } from '../domain/deps.ts';
@@ -174,25 +175,18 @@ async function record(
 /** What `error` holds: Meta's code and words, or ours when Meta never answered. */
 const providerError = (f: GraphFailure) => ({ ...f.error, http_status: f.status, transient: f.transient });
 
-const refused = (type: string, message: string): GraphFailure => ({
-  ok: false,
-  transient: false,
-  status: null,
-  error: { code: null, subcode: null, type, message, fbtrace_id: null },
-});
-
 async function call(deps: DeliverDeps, m: Pending): Promise<GraphResult> {
   let account: Awaited<ReturnType<typeof accountByExternalId>>;
   try {
     account = await accountByExternalId(deps, m.provider, m.external_id);
   } catch (err) {
     // Sealed under another key (a worker without the shared SECRETS_KEY): no retry will open it.
-    if (err instanceof SecretError) return refused('secrets_key_mismatch', err.message);
+    if (err instanceof SecretError) return refusedHere('secrets_key_mismatch', err.message);
     throw err;
   }
   if (!account || account.id !== m.account_id)
-    return refused('account_disconnected', 'The sending account was disconnected');
-  if (!m.recipient) return refused('no_recipient', `The contact has no ${m.channel} id`);
+    return refusedHere('account_disconnected', 'The sending account was disconnected');
+  if (!m.recipient) return refusedHere('no_recipient', `The contact has no ${m.channel} id`);
   let humanAgent = false;
   if (m.type !== 'template') {
     try {
@@ -205,7 +199,7 @@ async function call(deps: DeliverDeps, m: Pending): Promise<GraphResult> {
       });
       humanAgent = d.messagingType === 'MESSAGE_TAG';
     } catch (err) {
-      return refused('outside_messaging_window', (err as Error).message);
+      return refusedHere('outside_messaging_window', (err as Error).message);
     }
   }
   const to = { externalId: account.external_id, accessToken: account.access_token };

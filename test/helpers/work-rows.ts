@@ -1,6 +1,5 @@
-import pino from 'pino';
 import type { Database } from '../../src/platform/db/database.ts';
-import { keyedId, openQueue } from '../../src/platform/queue/pg-boss.ts';
+import { keyedId } from '../../src/platform/queue/pg-boss.ts';
 import type { Job, JobDefinition, JobFailure, JobPolicy, Queue } from '../../src/platform/queue/queue.ts';
 
 // Work for the queue's own tests (test/platform/queue-*.test.ts and the worker processes they
@@ -102,22 +101,3 @@ export const diesIn = (worker: { kill(): void }) => () => {
   worker.kill();
   return NEVER;
 };
-
-/**
- * A queue over `db`, added to `open` (the test stops those), whose supervise pass and sweep timer
- * are an hour away, so only what its start does (or a sweep the test asks for) is seen: working,
- * or (`work: false`) only to enqueue and sweep.
- */
-export async function quietWorker(open: Queue[], defs: JobDefinition<never>[], db: Database, work = true) {
-  const queue = await openQueue(db, {
-    log: pino({ level: 'silent' }),
-    pollIntervalMs: 500,
-    supervise: true,
-    superviseIntervalSeconds: 3600,
-    sweepIntervalSeconds: 3600,
-  });
-  open.push(queue);
-  await queue.register(defs);
-  if (work) await queue.work({ concurrency: 2 });
-  return queue;
-}

@@ -12,39 +12,24 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/platform/queue/queue.ts';
 import { exited } from '../helpers/cli.ts';
-import { type FreshDatabase, freshDatabase, onPostgres } from '../helpers/db.ts';
+import { onPostgres } from '../helpers/db.ts';
 import { dyingDatabase } from '../helpers/dying-database.ts';
-import {
-  addWork,
-  CREATE_WORK,
-  jobOf,
-  NEVER,
-  quietWorker,
-  until,
-  workJob,
-  workRow,
-} from '../helpers/work-rows.ts';
+import { workDatabase } from '../helpers/work-database.ts';
+import { addWork, jobOf, NEVER, until, workJob, workRow } from '../helpers/work-rows.ts';
 import { HEALTHY, healthyJob, POISON, POISON_ERROR, poisonJob } from './poison-jobs.ts';
 
-let fresh: FreshDatabase;
-const open: Queue[] = [];
+const work = workDatabase();
 const children: ChildProcess[] = [];
 const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-poison-'));
 
-beforeAll(async () => {
-  fresh = await freshDatabase();
-  await fresh.db.query(CREATE_WORK);
-});
 afterEach(async () => {
   for (const child of children.splice(0))
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await Promise.all(open.splice(0).map((q) => q.stop({ timeoutMs: 500 })));
 });
 afterAll(async () => {
-  await fresh.drop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -53,7 +38,7 @@ describe('a job that throws outside its handler, in this process', () => {
     const name = `test-crashing-${process.pid}`;
     /** A worker whose run throws in a timer; the process records the crash (abandon) and dies. */
     async function crashingWorker() {
-      const dying = dyingDatabase(fresh.db);
+      const dying = dyingDatabase(work.db);
       let queue: Queue | undefined;
       const crashing = workJob(name, dying.db, () => {
         setTimeout(() => {
@@ -62,28 +47,28 @@ describe('a job that throws outside its handler, in this process', () => {
         });
         return NEVER;
       });
-      queue = await quietWorker(open, [crashing.def], dying.db);
+      queue = await work.worker([crashing.def], dying.db);
       return queue;
     }
     const first = await crashingWorker();
-    const id = await addWork(fresh.db, first, name);
+    const id = await addWork(work.db, first, name);
     // The crash counts at once, with its error: no lease has to run out.
-    await until(async () => (await jobOf(fresh.db, name, id))?.state === 'retry');
-    expect((await jobOf(fresh.db, name, id))?.output).toEqual({
+    await until(async () => (await jobOf(work.db, name, id))?.state === 'retry');
+    expect((await jobOf(work.db, name, id))?.output).toEqual({
       name: 'Error',
       message: POISON_ERROR,
       crashed: true,
     });
     await crashingWorker();
-    await until(async () => (await jobOf(fresh.db, name, id))?.state === 'failed');
-    expect(await jobOf(fresh.db, name, id)).toMatchObject({
+    await until(async () => (await jobOf(work.db, name, id))?.state === 'failed');
+    expect(await jobOf(work.db, name, id)).toMatchObject({
       retry_count: 1,
       output: { message: POISON_ERROR },
     });
-    const job = workJob(name, fresh.db, () => NEVER);
-    await quietWorker(open, [job.def], fresh.db);
-    await until(async () => (await workRow(fresh.db, id))?.status === 'failed');
-    expect((await workRow(fresh.db, id))?.error).toBe(
+    const job = workJob(name, work.db, () => NEVER);
+    await work.worker([job.def]);
+    await until(async () => (await workRow(work.db, id))?.status === 'failed');
+    expect((await workRow(work.db, id))?.error).toBe(
       `its runs were cut off and the queue gave up on its job: ${POISON_ERROR}`,
     );
     expect(job.failures).toMatchObject([{ reason: 'attempts' }]);
@@ -95,20 +80,20 @@ describe('a job that throws outside its handler, in worker processes', () => {
     'crashes each worker it reaches (exit 1), ends failed after its retry limit with the error, and every other job is done',
     async () => {
       // Only to enqueue: the workers are the child processes.
-      const deps = { db: fresh.db } as Parameters<typeof poisonJob>[0];
-      const queue = await quietWorker(open, [poisonJob(deps), healthyJob(deps)], fresh.db, false);
-      const poison = await addWork(fresh.db, queue, POISON);
+      const deps = { db: work.db } as Parameters<typeof poisonJob>[0];
+      const queue = await work.worker([poisonJob(deps), healthyJob(deps)], undefined, false);
+      const poison = await addWork(work.db, queue, POISON);
       const healthy: string[] = [];
-      for (let i = 0; i < 6; i++) healthy.push(await addWork(fresh.db, queue, HEALTHY));
+      for (let i = 0; i < 6; i++) healthy.push(await addWork(work.db, queue, HEALTHY));
       const settled = async () => {
         for (const id of [poison, ...healthy])
-          if ((await workRow(fresh.db, id))?.status === 'pending') return false;
+          if ((await workRow(work.db, id))?.status === 'pending') return false;
         return true;
       };
       const script = path.join(import.meta.dirname, 'poison-worker.ts');
       const env = {
         ...process.env,
-        DATABASE_URL: fresh.url as string,
+        DATABASE_URL: work.url as string,
         DATA_DIR: dataDir,
         LOG_LEVEL: 'silent',
         WORKER_POLL_MS: '500',
@@ -128,18 +113,17 @@ describe('a job that throws outside its handler, in worker processes', () => {
       }
       // One death per run of the poison: its one attempt and the spare one.
       expect(exits).toEqual([1, 1]);
-      expect(await jobOf(fresh.db, POISON, poison)).toMatchObject({
+      expect(await jobOf(work.db, POISON, poison)).toMatchObject({
         state: 'failed',
         retry_count: 1,
         output: { message: POISON_ERROR, crashed: true },
       });
-      expect(await workRow(fresh.db, poison)).toMatchObject({
+      expect(await workRow(work.db, poison)).toMatchObject({
         status: 'failed',
         runs: 0,
         error: `its runs were cut off and the queue gave up on its job: ${POISON_ERROR}`,
       });
-      for (const id of healthy)
-        expect(await workRow(fresh.db, id)).toMatchObject({ status: 'done', runs: 1 });
+      for (const id of healthy) expect(await workRow(work.db, id)).toMatchObject({ status: 'done', runs: 1 });
     },
   );
 });

@@ -12,6 +12,7 @@ import { startJobs } from '../../src/jobs/index.ts';
 import { keyedId } from '../../src/platform/queue/pg-boss.ts';
 import type { Queue } from '../../src/platform/queue/queue.ts';
 import { call, type Session, signUp } from '../helpers/http.ts';
+import { connect } from '../helpers/send.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { deliver, fixture, META_ENV } from './meta.ts';
 
@@ -24,11 +25,7 @@ beforeAll(async () => {
   // WORKER=off: nothing runs an event's job until the test starts a worker.
   svc = await startTestService({ ...META_ENV, WORKER_POLL_MS: '500', WORKER_SWEEP_SECONDS: '3600' });
   owner = await signUp(svc, 'Event sweep shop');
-  const r = await call(svc, 'POST', '/functions/v1/connected-accounts', {
-    token: owner.access_token,
-    body: { provider: 'whatsapp', external_id: PHONE_ID, access_token: 'EAAG-token-for-tests' },
-  });
-  expect(r.status).toBe(201);
+  await connect(svc, owner, 'whatsapp', PHONE_ID, 'EAAG-token-for-tests');
 });
 afterAll(async () => {
   for (const undo of cleanup.reverse()) await undo().catch(() => {});

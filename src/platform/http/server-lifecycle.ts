@@ -37,22 +37,25 @@ export function serverLifecycle(log: Logger): ServerLifecycle {
   let failed = false;
   let stopping = false;
   const waiting: [IncomingMessage, ServerResponse][] = [];
-  const inFlight = new Map<ServerResponse, Promise<void>>();
+  const inFlight = new Set<ServerResponse>();
+  let drained: (() => void) | undefined; // resolves drain's wait once nothing is in flight
 
   const serve = (req: IncomingMessage, res: ServerResponse, run: Listener) => {
-    const done = run(req, res)
-      .catch(() => {}) // each surface answers its own failures; nothing is left to do here
-      .finally(() => {
-        inFlight.delete(res);
-        // A response whose head left before the stop kept its connection open: closed now.
-        if (stopping) server.closeIdleConnections();
-      });
-    inFlight.set(res, done);
+    inFlight.add(res);
+    // Each surface answers its own failures: settled either way, the request is over here.
+    const done = () => {
+      inFlight.delete(res);
+      if (!stopping) return;
+      // A response whose head left before the stop kept its connection open: closed now.
+      server.closeIdleConnections();
+      if (inFlight.size === 0) drained?.();
+    };
+    run(req, res).then(done, done);
   };
   const server = createServer((req, res) => {
-    if (stopping) refuse(res, 'The service is restarting; send the request again');
+    if (stopping) refuse(res, STOPPING);
     else if (listener) serve(req, res, listener);
-    else if (failed) refuse(res, 'The service could not start; try again shortly');
+    else if (failed) refuse(res, NOT_STARTED);
     else waiting.push([req, res]);
   });
   return {
@@ -63,21 +66,23 @@ export function serverLifecycle(log: Logger): ServerLifecycle {
     },
     fail() {
       failed = true;
-      for (const [, res] of waiting.splice(0)) refuse(res, 'The service could not start; try again shortly');
+      for (const [, res] of waiting.splice(0)) refuse(res, NOT_STARTED);
     },
     async drain(timeoutMs) {
       stopping = true;
-      for (const [, res] of waiting.splice(0))
-        refuse(res, 'The service is restarting; send the request again');
-      for (const res of inFlight.keys()) if (!res.headersSent) res.shouldKeepAlive = false;
+      for (const [, res] of waiting.splice(0)) refuse(res, STOPPING);
+      for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      const answered = new Promise<void>((resolve) => {
+        drained = resolve;
+        if (inFlight.size === 0) resolve();
+      });
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<'deadline'>((resolve) => {
         timer = setTimeout(() => resolve('deadline'), timeoutMs);
       });
-      const answered = Promise.all([closed, ...inFlight.values()]);
-      if ((await Promise.race([answered, deadline])) === 'deadline') {
+      if ((await Promise.race([Promise.all([closed, answered]), deadline])) === 'deadline') {
         log.warn(
           { requests: inFlight.size, timeout_ms: timeoutMs },
           'shutdown timeout passed: cutting the requests still in flight',
@@ -89,6 +94,9 @@ export function serverLifecycle(log: Logger): ServerLifecycle {
     },
   };
 }
+
+const STOPPING = 'The service is restarting; send the request again';
+const NOT_STARTED = 'The service could not start; try again shortly';
 
 /** 503 with Retry-After, in the error body every surface uses, on a connection that then closes. */
 function refuse(res: ServerResponse, message: string) {
