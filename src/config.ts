@@ -138,6 +138,9 @@ const schema = z.object({
   WORKER_SUPERVISE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   // How often a worker sweeps for messages, webhook events and posts whose job is gone or failed.
   WORKER_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  // How long the MCP endpoint trusts its last look at an agent key: the bound on a revocation's
+  // reach when its notice is lost (docs/decisions.md, "Revocation reaches every process").
+  AGENT_KEY_RECHECK_SECONDS: z.coerce.number().int().min(1).max(60).default(5),
 });
 
 export type Config = {
@@ -226,6 +229,8 @@ export type Config = {
     maxPerIp: number;
     ipWindowSeconds: number;
   };
+  /** How long the MCP endpoint remembers that an agent key is live (src/domain/key-check.ts). */
+  agentKeyRecheckSeconds: number;
 };
 
 export class ConfigError extends Error {}
@@ -372,6 +377,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxPerIp: e.RECOVER_MAX_PER_IP,
       ipWindowSeconds: e.RECOVER_IP_WINDOW_SECONDS,
     },
+    agentKeyRecheckSeconds: e.AGENT_KEY_RECHECK_SECONDS,
   };
 }
 

@@ -4,6 +4,7 @@ import type { SessionDeps } from './auth/session.ts';
 import type { SigningKeys } from './auth/signing-keys.ts';
 import type { Config } from './config.ts';
 import type { Deps } from './domain/deps.ts';
+import type { KeyCheck } from './domain/key-check.ts';
 import type { PlanCache } from './domain/plan-cache.ts';
 import type { Database } from './platform/db/database.ts';
 import { apiCallsToday } from './platform/http/meter.ts';
@@ -63,6 +64,8 @@ export type Services = {
   storage: ObjectStore;
   /** The wall clock for calendar rules computed here (the daily quota's UTC day); tests pass a fixed one. */
   now: () => Date;
+  /** Whether an agent token's key is still live, remembered briefly, forgotten on a revocation's notice. */
+  keyCheck: KeyCheck;
 };
 
 const MINUTE = 60;
