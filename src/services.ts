@@ -18,7 +18,10 @@ import type { SchemaCache } from './rest/schema-cache.ts';
 
 export type Limits = {
   loginPerIp: Limiter;
+  /** The account's ceiling across all addresses (distributed guessing). */
   loginFailuresPerEmail: Limiter;
+  /** The lock of one address out of one account: a stranger's guesses never lock out the owner. */
+  loginFailuresPerEmailAndIp: Limiter;
   signupPerIp: Limiter;
   /** Recovery mails asked for an email (whether or not it has an account) and from an address. */
   recoverPerEmail: Limiter;
@@ -80,6 +83,11 @@ export function createLimits(config: Config, store: LimitStore): Limits {
       'login-email',
       config.login.maxFailuresPerEmail,
       config.login.emailWindowSeconds,
+    ),
+    loginFailuresPerEmailAndIp: rule(
+      'login-email-ip',
+      config.loginPerEmailAndIp.maxFailures,
+      config.loginPerEmailAndIp.windowSeconds,
     ),
     signupPerIp: rule('signup-ip', config.signup.maxPerIp, config.signup.ipWindowSeconds),
     recoverPerEmail: rule('recover-email', config.recovery.maxPerEmail, config.recovery.emailWindowSeconds),
