@@ -57,7 +57,14 @@ async function sentMessage(providerId: string | null, sentAt = 'now()') {
 }
 
 beforeAll(async () => {
-  graph = await startFakeGraph({ accounts: { [PHONE_ID]: { token: TOKEN, channel: 'whatsapp' } } });
+  // Connecting asks Graph whether the token acts for each account (account-proof.ts).
+  graph = await startFakeGraph({
+    accounts: {
+      [PHONE_ID]: { token: TOKEN, channel: 'whatsapp' },
+      [PAGE_ID]: { token: TOKEN, channel: 'messenger' },
+      [IG_ID]: { token: TOKEN, channel: 'instagram' },
+    },
+  });
   svc = await startTestService({
     ...META_ENV,
     META_GRAPH_URL: graph.url,

@@ -21,7 +21,7 @@ type Request = {
 };
 
 /** The app the fake plays: debug_token names it, subscribed_apps lists it. */
-export const FAKE_APP = { id: '1234567890123456', name: 'Fake Graph App' };
+export const FAKE_APP = { id: '987654321098765', name: 'Fake Graph App' };
 
 // Graph's code 190 subcodes: 463 expired; 460 the session was invalidated (password changed, or the
 // person or Meta ended it), which is what a revoked token answers.
