@@ -340,6 +340,7 @@ describe('plan ceilings', () => {
     const full = await signUp(svc, 'Full shop');
     const org = orgOf(full);
     const phone = '107777777777777';
+    graph.setAccount(phone, { token: TOKEN, channel: 'whatsapp' });
     await connect(full, 'whatsapp', phone);
     await svc.services.db.query(
       `insert into contacts (organization_id, email) select $1, 'c' || g || '@example.test' from generate_series(1, 50) g`,
