@@ -6,7 +6,7 @@ import {
 } from '../channels/graph-client.ts';
 import { refusedHere } from '../channels/graph-errors.ts';
 import type { Config } from '../config.ts';
-import { accountByExternalId } from '../domain/connected-accounts.ts';
+import { accountById } from '../domain/connected-accounts.ts';
 import type { Deps, MessagingChannel } from '../domain/deps.ts';
 import { deliveryFor } from '../domain/messaging-window.ts';
 import type { MessageRow } from '../domain/send-message.ts';
@@ -35,6 +35,7 @@ export type Delivery =
 type Pending = MessageRow & {
   channel: MessagingChannel;
   provider: 'whatsapp' | 'facebook' | 'instagram';
+  account_id: string;
   external_id: string;
   recipient: string | null;
   last_inbound_at: string | null;
@@ -176,16 +177,17 @@ async function record(
 const providerError = (f: GraphFailure) => ({ ...f.error, http_status: f.status, transient: f.transient });
 
 async function call(deps: DeliverDeps, m: Pending): Promise<GraphResult> {
-  let account: Awaited<ReturnType<typeof accountByExternalId>>;
+  let account: Awaited<ReturnType<typeof accountById>>;
   try {
-    account = await accountByExternalId(deps, m.provider, m.external_id);
+    // The message's own account, by its key: other organizations may have the same Page or number
+    // connected with their own tokens.
+    account = await accountById(deps, m.organization_id, m.account_id);
   } catch (err) {
     // Sealed under another key (a worker without the shared SECRETS_KEY): no retry will open it.
     if (err instanceof SecretError) return refusedHere('secrets_key_mismatch', err.message);
     throw err;
   }
-  if (!account || account.id !== m.account_id)
-    return refusedHere('account_disconnected', 'The sending account was disconnected');
+  if (!account) return refusedHere('account_disconnected', 'The sending account was disconnected');
   if (!m.recipient) return refusedHere('no_recipient', `The contact has no ${m.channel} id`);
   let humanAgent = false;
   if (m.type !== 'template') {

@@ -3,6 +3,7 @@ import { useForm } from 'react-hook-form';
 import { invoke } from '../../lib/api';
 import { ErrorNote } from '../../ui/ErrorNote';
 import { Field, Select } from '../../ui/Field';
+import { connectError } from './connect-errors';
 
 type Provider = 'whatsapp' | 'facebook' | 'instagram' | 'shopify';
 type Form = {
@@ -83,7 +84,7 @@ export function ConnectAccountForm() {
         }
         {...register('webhook_secret')}
       />
-      <ErrorNote error={connect.error} labels={LABELS} />
+      <ErrorNote error={connectError(connect.error)} labels={LABELS} />
       {connect.isSuccess && (
         <p role="status">
           Connected {connect.data.provider} {connect.data.external_id}.
