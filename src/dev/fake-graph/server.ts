@@ -19,10 +19,12 @@ import {
   unknownObject,
   wamid,
 } from './faults.ts';
+import { createOAuth, type FakeOAuthApps, type FakePerson } from './oauth.ts';
 import { createPublishing, type FakeObject, type PublishingOptions } from './publishing.ts';
 import { checkMessaging, checkWhatsApp } from './validate.ts';
 
 export type { FailKind, FakeChannel, Fault } from './faults.ts';
+export type { FakeOAuthApps, FakePerson } from './oauth.ts';
 export type { FakeObject } from './publishing.ts';
 
 /** A sender the fake knows: a phone number id, Page id or Instagram account id, and its token. */
@@ -41,6 +43,10 @@ export type FakeGraphOptions = {
   latencyMs?: number;
   /** Called with each request once it is answered (or left hanging); the CLI prints it. */
   onRequest?: (request: RecordedRequest) => void;
+  /** The apps whose sign-ins the fake answers (oauth.ts); omitted: any app id and secret. */
+  apps?: FakeOAuthApps;
+  /** People signed in at the fake Meta, the last one current (oauth.ts). */
+  persons?: FakePerson[];
 } & PublishingOptions;
 
 export type RecordedRequest = {
@@ -82,6 +88,10 @@ export type FakeGraph = {
   failContainers(n: number, end: 'ERROR' | 'EXPIRED'): void;
   /** Insights (and Facebook's shares/comments counts) the fake answers for one object. */
   setInsights(id: string, values: Record<string, unknown>): void;
+  /** Signs `person` in at the fake Meta: the dialogs grant what they own (oauth.ts). */
+  addPerson(person: FakePerson): void;
+  /** How many times a sign-in's token subscribed the app to an account's webhooks. */
+  oauthSubscriptions(id: string): number;
   /** Forgets requests, pending failures and published objects; latency and accounts return to the options'. */
   reset(): void;
   close(): Promise<void>;
@@ -97,6 +107,13 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
   let latencyMs = options.latencyMs ?? 0;
   let accounts = { ...options.accounts };
   const publishing = createPublishing(options);
+  const oauth = createOAuth({
+    apps: options.apps,
+    persons: options.persons,
+    setAccount: (id, account) => {
+      accounts[id] = account;
+    },
+  });
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const rawBody = await readBody(req);
@@ -115,6 +132,18 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
       response: null,
     };
     requests.push(record);
+    // Sign-ins (oauth.ts): their pages and redirects, and the token exchanges.
+    const signIn = oauth.route(record);
+    if (signIn) {
+      record.response = { status: signIn.status, body: signIn.body };
+      res.writeHead(signIn.status, {
+        'content-type': signIn.type ?? 'application/json; charset=UTF-8',
+        ...(signIn.type ? {} : { 'x-fb-trace-id': fbtraceId() }),
+        ...signIn.headers,
+      });
+      res.end(typeof signIn.body === 'string' ? signIn.body : JSON.stringify(signIn.body));
+      return options.onRequest?.(record);
+    }
     const outcome = decide(record);
     if (latencyMs > 0) await new Promise((r) => setTimeout(r, latencyMs));
     if (outcome === 'hang') return options.onRequest?.(record);
@@ -236,7 +265,10 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
     setAccount(id, account) {
       accounts[id] = account;
     },
+    addPerson: (person) => oauth.addPerson(person),
+    oauthSubscriptions: (id) => oauth.subscriptions(id),
     reset() {
+      oauth.reset();
       requests.length = 0;
       failures = [];
       publishing.reset();
