@@ -366,7 +366,7 @@ describe('Connect Instagram (Instagram Login)', () => {
 
     // The daily connection check's refresh, with the token the exchange issued.
     const issued = fake.requests.find((q) => q.path === '/access_token' && q.response?.status === 200);
-    const token = (issued?.response?.body as { access_token: string }).access_token;
+    const token = (issued?.response?.body as { access_token: string } | undefined)?.access_token ?? '';
     const config = {
       appId: IG_APP.id,
       appSecret: IG_APP.secret,
