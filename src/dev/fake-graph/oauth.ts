@@ -451,6 +451,6 @@ location.replace(${JSON.stringify(to)});</script>`;
 }
 
 function page(title: string, body: string) {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)} (fake Meta)</title></head>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>${esc(title)} (fake Meta)</title></head>
 <body><main><h1>${esc(title)}</h1>${body}</main></body></html>`;
 }

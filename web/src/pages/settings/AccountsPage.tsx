@@ -11,6 +11,7 @@ import { ConfirmButton } from './Confirm';
 import { ConnectAccountForm } from './ConnectAccountForm';
 import { type ListEnvelope, PAGE_SIZE, pageQuery } from './list';
 import { ManagersOnly } from './ManagersOnly';
+import { SignInButtons } from './SignInButtons';
 
 type Account = {
   id: string;
@@ -85,7 +86,11 @@ function ConnectedAccounts() {
     <Page title="Connected accounts">
       <section className="panel" aria-labelledby="connect-heading">
         <h2 id="connect-heading">Connect an account</h2>
-        <ConnectAccountForm />
+        <SignInButtons />
+        <details className="advanced">
+          <summary>Paste an access token instead (advanced)</summary>
+          <ConnectAccountForm />
+        </details>
       </section>
       <section aria-labelledby="accounts-heading">
         <h2 id="accounts-heading">Accounts</h2>
