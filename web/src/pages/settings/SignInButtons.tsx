@@ -96,6 +96,17 @@ export function SignInButtons() {
         );
       popup.current = { window: win, origin: new URL(url).origin, info: null };
       win.location.href = url;
+      // Closed without finishing: the buttons work again. (A finished popup's message may arrive
+      // just after it closes, so wait a moment before giving up on it.)
+      const watch = setInterval(() => {
+        if (!win.closed) return;
+        clearInterval(watch);
+        setTimeout(() => {
+          if (popup.current?.window !== win) return;
+          popup.current = null;
+          setBusy(null);
+        }, 2000);
+      }, 500);
     } catch (err) {
       win?.close();
       setError(err);
