@@ -147,6 +147,25 @@ const schema = z.object({
   // that account (LOGIN_MAX_FAILURES_PER_EMAIL is the ceiling across all addresses).
   LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP: int(10),
   LOGIN_EMAIL_AND_IP_WINDOW_SECONDS: int(900),
+  // Connecting accounts by signing in with Meta (docs/connecting-accounts.md). The Meta app's id
+  // (its secret is META_APP_SECRET); unset: "Connect with Facebook" and "Connect WhatsApp" say what
+  // the operator must configure.
+  META_APP_ID: z.string().regex(/^\d+$/, 'must be the numeric app id from the Meta App Dashboard').optional(),
+  // Facebook Login for Business: the configuration's id; unset: the dialog asks for the permissions by scope.
+  META_LOGIN_CONFIG_ID: z.string().regex(/^\d+$/, 'must be a numeric configuration id').optional(),
+  // WhatsApp Embedded Signup: its Facebook Login for Business configuration's id; unset: the
+  // WhatsApp button says what to configure.
+  META_WHATSAPP_CONFIG_ID: z.string().regex(/^\d+$/, 'must be a numeric configuration id').optional(),
+  // Where browsers open Meta's login dialog; `svc dev fake-graph`'s address in development.
+  META_DIALOG_URL: z.string().url().default('https://www.facebook.com'),
+  // Instagram API with Instagram Login has its own app id and secret (App Dashboard > Instagram >
+  // API setup with Instagram login); unset: "Connect Instagram" says what to configure.
+  INSTAGRAM_APP_ID: z.string().regex(/^\d+$/, 'must be the numeric Instagram app id').optional(),
+  INSTAGRAM_APP_SECRET: z.string().min(1).optional(),
+  // Instagram's authorization window (browsers) and its code exchange (the service); the fake's
+  // address in development.
+  INSTAGRAM_AUTHORIZE_URL: z.string().url().default('https://www.instagram.com'),
+  INSTAGRAM_API_URL: z.string().url().default('https://api.instagram.com'),
 });
 
 export type Config = {
@@ -239,6 +258,21 @@ export type Config = {
   agentKeyRecheckSeconds: number;
   /** Failed sign-ins per (account, client address) before that address is locked out of the account. */
   loginPerEmailAndIp: { maxFailures: number; windowSeconds: number };
+  /** Signing in with Meta to connect accounts (src/channels/meta-oauth.ts). */
+  metaLogin: {
+    appId: string | undefined;
+    appSecret: string | undefined;
+    loginConfigId: string | undefined;
+    whatsappConfigId: string | undefined;
+    dialogUrl: string;
+  };
+  /** Instagram API with Instagram Login (src/channels/meta-oauth-instagram.ts). */
+  instagramLogin: {
+    appId: string | undefined;
+    appSecret: string | undefined;
+    authorizeUrl: string;
+    apiUrl: string;
+  };
 };
 
 export class ConfigError extends Error {}
@@ -389,6 +423,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     loginPerEmailAndIp: {
       maxFailures: e.LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP,
       windowSeconds: e.LOGIN_EMAIL_AND_IP_WINDOW_SECONDS,
+    },
+    metaLogin: {
+      appId: e.META_APP_ID,
+      appSecret: e.META_APP_SECRET,
+      loginConfigId: e.META_LOGIN_CONFIG_ID,
+      whatsappConfigId: e.META_WHATSAPP_CONFIG_ID,
+      dialogUrl: e.META_DIALOG_URL.replace(/\/+$/, ''),
+    },
+    instagramLogin: {
+      appId: e.INSTAGRAM_APP_ID,
+      appSecret: e.INSTAGRAM_APP_SECRET,
+      authorizeUrl: e.INSTAGRAM_AUTHORIZE_URL.replace(/\/+$/, ''),
+      apiUrl: e.INSTAGRAM_API_URL.replace(/\/+$/, ''),
     },
   };
 }

@@ -1,7 +1,36 @@
 // `svc dev fake-graph [--port N] [--host H] [--account ID=TOKEN:CHANNEL …]`: the fake Graph API
 // (src/dev/fake-graph) on its own, for running the service against it in development. Prints its
-// URL, then one line per request received; never a token.
-import { type FakeChannel, type FakeGraphAccount, startFakeGraph } from '../dev/fake-graph/server.ts';
+// URL, then one line per request received; never a token. A demo person is signed in at its
+// dialogs (oauth.ts), so "Connect with Facebook", "Connect WhatsApp" and "Connect Instagram" can be
+// clicked through with any app id and secret.
+import {
+  type FakeChannel,
+  type FakeGraphAccount,
+  type FakePerson,
+  startFakeGraph,
+} from '../dev/fake-graph/server.ts';
+
+/** Who the fake's sign-in dialogs grant: two Pages (one with Instagram), a WhatsApp number, an Instagram account. */
+const DEMO_PERSON: FakePerson = {
+  name: 'Demo Owner',
+  pages: [
+    {
+      id: '100000000000001',
+      name: 'Demo Bakery',
+      instagram: { id: '17840000000000001', username: 'demo.bakery' },
+    },
+    { id: '100000000000002', name: 'Demo Café' },
+  ],
+  wabas: [
+    {
+      id: '200000000000001',
+      phone_numbers: [
+        { id: '300000000000001', display_phone_number: '+1 555-0100', verified_name: 'Demo Bakery' },
+      ],
+    },
+  ],
+  instagram: { id: '17840000000000002', username: 'demo.studio' },
+};
 
 const CHANNELS: FakeChannel[] = ['whatsapp', 'messenger', 'instagram'];
 
@@ -23,13 +52,20 @@ export async function fakeGraphCommand(args: string[]): Promise<number> {
   const fake = await startFakeGraph({
     port,
     host,
+    persons: [DEMO_PERSON],
     ...(Object.keys(accounts).length ? { accounts } : {}),
     onRequest: (r) => {
       const answer = r.response ? r.response.status : 'no answer';
-      // Graph also takes the token as a form field: leave it out of what is printed.
+      // Graph also takes the token as a form field, and Instagram's code exchange posts the app secret
+      // and the code: leave them out of what is printed.
       const shown =
         r.body && typeof r.body === 'object'
-          ? { ...(r.body as Record<string, unknown>), access_token: undefined }
+          ? {
+              ...(r.body as Record<string, unknown>),
+              access_token: undefined,
+              client_secret: undefined,
+              code: undefined,
+            }
           : r.body;
       process.stdout.write(
         `${r.method} ${r.path} ${r.channel ?? '-'} -> ${answer} ${JSON.stringify(shown)}\n`,
@@ -45,6 +81,8 @@ export async function fakeGraphCommand(args: string[]): Promise<number> {
   process.stdout.write(
     `fake graph listening on ${fake.url}\n` +
       `point the service at it: META_GRAPH_URL=${fake.url} META_INSTAGRAM_GRAPH_URL=${fake.url}\n` +
+      `sign-ins as ${DEMO_PERSON.name}: META_DIALOG_URL=${fake.url} INSTAGRAM_AUTHORIZE_URL=${fake.url} INSTAGRAM_API_URL=${fake.url}\n` +
+      '  with any META_APP_ID, META_APP_SECRET, META_WHATSAPP_CONFIG_ID, INSTAGRAM_APP_ID, INSTAGRAM_APP_SECRET\n' +
       (Object.keys(accounts).length ? '' : 'accepting any bearer token for any sender id\n'),
   );
   return -1; // keep running

@@ -173,6 +173,8 @@ export async function saveProof(
       proof.webhook_secret &&
       deps.secrets.seal(proof.webhook_secret, secretContext(org, id, 'webhook_secret'));
     const proven = [proof.verified_by, proof.token_expires_at];
+    // A name from the provider (a Page's) may be longer than a name a person types.
+    const providerName = proof.name?.slice(0, 200) ?? null;
     try {
       const [row] = mine
         ? await tx.query<ConnectedAccount>(
@@ -181,14 +183,23 @@ export async function saveProof(
                     verified_at = now(), verified_by = $5, token_expires_at = $6, checked_at = now(),
                     needs_reconnect_at = null, needs_reconnect_reason = null
               where a.id = $1 returning ${COLUMNS}`,
-            [id, name ?? null, token, hook ?? null, ...proven, proof.name],
+            [id, name ?? null, token, hook ?? null, ...proven, providerName],
           )
         : await tx.query<ConnectedAccount>(
             `insert into app.connected_accounts as a (organization_id, id, provider, external_id, name,
                     access_token_encrypted, webhook_secret_encrypted, created_by, verified_at, verified_by,
                     token_expires_at, checked_at)
              values ($1, $2, $3, $4, $5, $6, $7, auth.uid(), now(), $8, $9, now()) returning ${COLUMNS}`,
-            [org, id, proof.provider, proof.external_id, name ?? proof.name, token, hook ?? null, ...proven],
+            [
+              org,
+              id,
+              proof.provider,
+              proof.external_id,
+              name ?? providerName,
+              token,
+              hook ?? null,
+              ...proven,
+            ],
           );
       if (!row) throw notFound('connected account');
       return row;

@@ -9,6 +9,10 @@ import { agentApiKeys } from './agent-api-keys.ts';
 import { agentAuth } from './agent-auth.ts';
 import { agentRegister } from './agent-register.ts';
 import { agentUsage } from './agent-usage.ts';
+import { connectFacebook } from './connect-facebook.ts';
+import { connectInstagram } from './connect-instagram.ts';
+import { connectOptions } from './connect-options.ts';
+import { connectWhatsApp } from './connect-whatsapp.ts';
 import { connectedAccounts } from './connected-accounts.ts';
 import { conversations } from './conversations.ts';
 import { internalWebhook } from './internal-webhook.ts';
@@ -43,6 +47,12 @@ const IN_ORGANIZATION = [
   'social-posts',
   'content-calendar',
   'orders',
+  'connect-options',
+  'connect-start',
+  'connect-facebook',
+  'connect-facebook-select',
+  'connect-whatsapp',
+  'connect-instagram',
 ];
 
 /**
@@ -87,6 +97,10 @@ export function functionRoutes(s: Services) {
     socialPosts(s),
     orders(s),
     internalWebhook(s),
+    connectOptions(s),
+    connectFacebook(s),
+    connectWhatsApp(s),
+    connectInstagram(s),
   ]) {
     app.route('/', r);
   }

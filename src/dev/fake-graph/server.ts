@@ -19,11 +19,13 @@ import {
   unknownObject,
   wamid,
 } from './faults.ts';
+import { createOAuth, type FakeOAuthApps, type FakePerson } from './oauth.ts';
 import { createPublishing, type FakeObject, type PublishingOptions } from './publishing.ts';
 import { createTokens } from './tokens.ts';
 import { checkMessaging, checkWhatsApp } from './validate.ts';
 
 export type { FailKind, FakeChannel, Fault } from './faults.ts';
+export type { FakeOAuthApps, FakePerson } from './oauth.ts';
 export type { FakeObject } from './publishing.ts';
 
 /** A sender the fake knows: a phone number id, Page id or Instagram account id, and its token. */
@@ -55,6 +57,10 @@ export type FakeGraphOptions = {
   latencyMs?: number;
   /** Called with each request once it is answered (or left hanging); the CLI prints it. */
   onRequest?: (request: RecordedRequest) => void;
+  /** The apps whose sign-ins the fake answers (oauth.ts); omitted: any app id and secret. */
+  apps?: FakeOAuthApps;
+  /** People signed in at the fake Meta, the last one current (oauth.ts). */
+  persons?: FakePerson[];
 } & PublishingOptions;
 
 export type RecordedRequest = {
@@ -102,6 +108,10 @@ export type FakeGraph = {
   expireToken(token: string): void;
   /** The webhook fields the app subscribed to on an account or WABA (subscribed_apps); null if none. */
   subscriptions(id: string): string[] | null;
+  /** Signs `person` in at the fake Meta: the dialogs grant what they own (oauth.ts). */
+  addPerson(person: FakePerson): void;
+  /** How many times a sign-in's token subscribed the app to an account's webhooks. */
+  oauthSubscriptions(id: string): number;
   /** Forgets requests, pending failures and published objects; latency and accounts return to the options'. */
   reset(): void;
   close(): Promise<void>;
@@ -122,6 +132,13 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
     !options.accounts,
     (id) => publishing.ownerOf(id) !== null,
   );
+  const oauth = createOAuth({
+    apps: options.apps,
+    persons: options.persons,
+    setAccount: (id, account) => {
+      accounts[id] = account;
+    },
+  });
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const rawBody = await readBody(req);
@@ -140,6 +157,18 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
       response: null,
     };
     requests.push(record);
+    // Sign-ins (oauth.ts): their pages and redirects, and the token exchanges.
+    const signIn = oauth.route(record);
+    if (signIn) {
+      record.response = { status: signIn.status, body: signIn.body };
+      res.writeHead(signIn.status, {
+        'content-type': signIn.type ?? 'application/json; charset=UTF-8',
+        ...(signIn.type ? {} : { 'x-fb-trace-id': fbtraceId() }),
+        ...signIn.headers,
+      });
+      res.end(typeof signIn.body === 'string' ? signIn.body : JSON.stringify(signIn.body));
+      return options.onRequest?.(record);
+    }
     const outcome = decide(record);
     if (latencyMs > 0) await new Promise((r) => setTimeout(r, latencyMs));
     if (outcome === 'hang') return options.onRequest?.(record);
@@ -266,8 +295,11 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
     revokeToken: (token) => tokens.revoke(token),
     expireToken: (token) => tokens.expire(token),
     subscriptions: (id) => tokens.subscriptions(id),
+    addPerson: (person) => oauth.addPerson(person),
+    oauthSubscriptions: (id) => oauth.subscriptions(id),
     reset() {
       tokens.reset();
+      oauth.reset();
       requests.length = 0;
       failures = [];
       publishing.reset();

@@ -7,6 +7,8 @@ export {
   type FakeGraph,
   type FakeGraphAccount,
   type FakeGraphOptions,
+  type FakeOAuthApps,
+  type FakePerson,
   type Fault,
   type RecordedRequest,
   startFakeGraph,

@@ -11,6 +11,8 @@ import { ConfirmButton } from './Confirm';
 import { ConnectAccountForm } from './ConnectAccountForm';
 import { type ListEnvelope, PAGE_SIZE, pageQuery } from './list';
 import { ManagersOnly } from './ManagersOnly';
+import { connectOptions } from './meta-sign-in';
+import { SignInButtons } from './SignInButtons';
 
 type Account = {
   id: string;
@@ -76,6 +78,9 @@ const columns = [
 
 function ConnectedAccounts() {
   const [page, setPage] = useState(0);
+  // Where no sign-in is configured, pasting a token is the only way: show its form open.
+  const options = useQuery({ queryKey: ['connect-options'], queryFn: connectOptions });
+  const signInWorks = Object.values(options.data ?? {}).some((o) => o.available);
   const list = useQuery({
     queryKey: ['connected-accounts', page],
     queryFn: () => invoke<ListEnvelope<Account>>('connected-accounts', { query: pageQuery(page) }),
@@ -85,7 +90,11 @@ function ConnectedAccounts() {
     <Page title="Connected accounts">
       <section className="panel" aria-labelledby="connect-heading">
         <h2 id="connect-heading">Connect an account</h2>
-        <ConnectAccountForm />
+        <SignInButtons />
+        <details className="advanced" open={!signInWorks}>
+          <summary>Paste an access token instead (advanced)</summary>
+          <ConnectAccountForm />
+        </details>
       </section>
       <section aria-labelledby="accounts-heading">
         <h2 id="accounts-heading">Accounts</h2>
