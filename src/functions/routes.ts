@@ -9,6 +9,7 @@ import { agentApiKeys } from './agent-api-keys.ts';
 import { agentAuth } from './agent-auth.ts';
 import { agentRegister } from './agent-register.ts';
 import { agentUsage } from './agent-usage.ts';
+import { connectShopify } from './connect-shopify.ts';
 import { connectedAccounts } from './connected-accounts.ts';
 import { conversations } from './conversations.ts';
 import { internalWebhook } from './internal-webhook.ts';
@@ -34,6 +35,8 @@ const IN_ORGANIZATION = [
   'agent-api-keys',
   'agent-usage',
   'connected-accounts',
+  'connect-shopify',
+  'connect-shopify/*',
   'conversations',
   'conversations/*',
   'whatsapp-send-message',
@@ -79,6 +82,7 @@ export function functionRoutes(s: Services) {
     agentApiKeys(s),
     agentUsage(s),
     connectedAccounts(s),
+    connectShopify(s),
     conversations(s),
     sendMessageFunctions(s),
     webhookEvents(s),
