@@ -127,6 +127,8 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}): Promis
       res.end(text);
       options.onRequest?.(record);
     };
+    // A browser on the install page asks for the site's icon: none, and no error in its console.
+    if (url.pathname === '/favicon.ico') return answer(204, '');
     const shop = shops.get(shopDomain);
     // Shopify answers an unknown shop's every address with its "store unavailable" page.
     if (!shop) return answer(404, errorPage('There’s no store with this address.'));

@@ -11,6 +11,7 @@ import { ConfirmButton } from './Confirm';
 import { ConnectAccountForm } from './ConnectAccountForm';
 import { type ListEnvelope, PAGE_SIZE, pageQuery } from './list';
 import { ManagersOnly } from './ManagersOnly';
+import { ShopifyInstall } from './ShopifyInstall';
 
 type Account = {
   id: string;
@@ -83,6 +84,10 @@ function ConnectedAccounts() {
   });
   return (
     <Page title="Connected accounts">
+      <section className="panel" aria-labelledby="shopify-heading">
+        <h2 id="shopify-heading">Install on Shopify</h2>
+        <ShopifyInstall />
+      </section>
       <section className="panel" aria-labelledby="connect-heading">
         <h2 id="connect-heading">Connect an account</h2>
         <ConnectAccountForm />
