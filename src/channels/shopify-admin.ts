@@ -4,7 +4,7 @@
 // token; gives a Proof, or throws 403 account_not_verified (Shopify refused the token, or it is
 // another shop's) or 502 provider_error (Shopify could not be asked, or failed on its side). The
 // token travels in X-Shopify-Access-Token only, never in a URL, an error or a log.
-import { AppError, type ErrorDetails } from '../platform/errors.ts';
+import { AppError, type ErrorDetails, invalidField } from '../platform/errors.ts';
 import { SHOPIFY_ORDER_TOPICS } from './shopify-order.ts';
 
 export type ShopifyAdminConfig = {
@@ -139,7 +139,7 @@ export async function proveShopifyAccount(
 ): Promise<Proof> {
   const shop = input.shop.trim().toLowerCase();
   if (!isShopDomain(shop))
-    throw notVerified(input.shop, SHOP_CHECK, 'that is not a my-shop.myshopify.com domain');
+    throw invalidField('external_id', 'A Shopify account is its shop domain, e.g. my-shop.myshopify.com');
   const read = await readShop(config, shop, input.access_token, SHOP_CHECK);
   if (!read.ok) throw notVerified(shop, SHOP_CHECK, read.reason);
   if (read.shop.myshopify_domain !== shop)
@@ -190,8 +190,7 @@ export async function registerOrderWebhooks(
     `${adminUrl(config, shop, 'webhooks.json')}?address=${encodeURIComponent(address)}&limit=250`,
     headers,
   );
-  if (list?.status !== 200)
-    throw providerFailed(shop, listCheck, list ? { status: list.status } : {});
+  if (list?.status !== 200) throw providerFailed(shop, listCheck, list ? { status: list.status } : {});
   const have = new Set(
     (Array.isArray(list.body.webhooks) ? list.body.webhooks : [])
       .filter((w: { address?: unknown }) => w?.address === address)

@@ -62,6 +62,18 @@ describe('a pasted token', () => {
       });
     }
     expect(fake.webhooks(SHOP)).toEqual([]);
+    // A host that is not a shop is never called: the token cannot be sent anywhere a caller names.
+    const asked = fake.requests.length;
+    expect(
+      await refusal(
+        proveShopifyAccount(config, {
+          shop: 'evil.example.com',
+          access_token: 'shpat_jane',
+          webhook_secret: null,
+        }),
+      ),
+    ).toMatchObject({ status: 400, code: 'validation_error' });
+    expect(fake.requests.length).toBe(asked);
     const shopRead = fake.requests.find((r) => r.path === '/admin/api/2026-10/shop.json');
     expect(shopRead?.headers['x-shopify-access-token']).toBe('shpat_eve');
     expect(shopRead?.query).toEqual({});
