@@ -166,6 +166,22 @@ const schema = z.object({
   // address in development.
   INSTAGRAM_AUTHORIZE_URL: z.string().url().default('https://www.instagram.com'),
   INSTAGRAM_API_URL: z.string().url().default('https://api.instagram.com'),
+  // Shopify (docs/connecting-accounts.md "Shopify"): where a shop is reached ({shop} stands for its
+  // my-shop.myshopify.com domain; `svc dev fake-shopify` serves every shop under a path prefix), the
+  // Admin API version and deadline, and the app's client id and secret for "Install on Shopify"
+  // (the secret also signs installed shops' webhooks). Without both, only pasted tokens connect.
+  SHOPIFY_SHOP_URL: z
+    .string()
+    .url()
+    .refine((v) => v.includes('{shop}'), 'must contain {shop}, e.g. https://{shop}')
+    .default('https://{shop}'),
+  SHOPIFY_API_VERSION: z
+    .string()
+    .regex(/^\d{4}-\d{2}$/, 'must look like 2026-10')
+    .default('2026-10'),
+  SHOPIFY_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
+  SHOPIFY_API_KEY: z.string().min(1).optional(),
+  SHOPIFY_API_SECRET: z.string().min(1).optional(),
 });
 
 export type Config = {
@@ -272,6 +288,14 @@ export type Config = {
     appSecret: string | undefined;
     authorizeUrl: string;
     apiUrl: string;
+  };
+  /** Shopify's Admin API and the app that installs on shops (src/channels/shopify-admin.ts). */
+  shopify: {
+    shopUrl: string;
+    apiVersion: string;
+    timeoutMs: number;
+    apiKey: string | undefined;
+    apiSecret: string | undefined;
   };
 };
 
@@ -436,6 +460,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       appSecret: e.INSTAGRAM_APP_SECRET,
       authorizeUrl: e.INSTAGRAM_AUTHORIZE_URL.replace(/\/+$/, ''),
       apiUrl: e.INSTAGRAM_API_URL.replace(/\/+$/, ''),
+    },
+    shopify: {
+      shopUrl: e.SHOPIFY_SHOP_URL.replace(/\/+$/, ''),
+      apiVersion: e.SHOPIFY_API_VERSION,
+      timeoutMs: e.SHOPIFY_TIMEOUT_MS,
+      apiKey: e.SHOPIFY_API_KEY,
+      apiSecret: e.SHOPIFY_API_SECRET,
     },
   };
 }

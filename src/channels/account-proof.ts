@@ -9,6 +9,7 @@
 import { accountNotVerified, type ErrorDetails, providerFailed } from '../platform/errors.ts';
 import { type Answer, callGraph, type GraphClientConfig } from './graph-client.ts';
 import type { GraphFailure } from './graph-errors.ts';
+import { proveShopifyAccount, type ShopifyAdminConfig } from './shopify-admin.ts';
 
 export type ProofProvider = 'whatsapp' | 'facebook' | 'instagram' | 'shopify';
 
@@ -49,7 +50,11 @@ type MetaProvider = keyof typeof LABEL;
 const PAGE_FIELDS = 'messages,messaging_postbacks,message_echoes';
 const INSTAGRAM_FIELDS = 'messages';
 
-export async function proveAccount(config: ProofConfig, input: ProofInput): Promise<Proof> {
+export async function proveAccount(
+  config: ProofConfig,
+  input: ProofInput,
+  shopify: ShopifyAdminConfig,
+): Promise<Proof> {
   const base = {
     external_id: input.external_id,
     access_token: input.access_token,
@@ -91,14 +96,11 @@ export async function proveAccount(config: ProofConfig, input: ProofInput): Prom
       return { ...base, provider: 'instagram', webhook_secret: input.webhook_secret ?? null, ...check };
     }
     case 'shopify':
-      // MERGE: replace this line with `return proveShopifyAccount(config, {shop: input.external_id, access_token: input.access_token, webhook_secret: input.webhook_secret ?? null})` (src/channels/shopify-admin.ts).
-      return {
-        ...base,
-        provider: 'shopify',
-        name: null,
+      return proveShopifyAccount(shopify, {
+        shop: input.external_id,
+        access_token: input.access_token,
         webhook_secret: input.webhook_secret ?? null,
-        token_expires_at: null,
-      };
+      });
   }
 }
 

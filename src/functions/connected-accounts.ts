@@ -10,6 +10,7 @@ import {
 } from '../domain/connected-accounts.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import type { Services } from '../services.ts';
+import { shopifyAdminConfig } from './connect-shopify.ts';
 import { listEnvelope, listSchema, PageQuery, pageWindow } from './list-envelope.ts';
 import { iso } from './schemas.ts';
 
@@ -111,7 +112,7 @@ export function connectedAccounts(s: Services) {
     .openapi(connect, async (c) => {
       // The domain validates the body (limits and the Shopify rule); the route only types it.
       const account = await connectAccount(s, c.get('principal'), c.req.valid('json'), (input) =>
-        proveAccount(s.config.graph, input),
+        proveAccount(s.config.graph, input, shopifyAdminConfig(s)),
       );
       return c.json(accountJson(account), 201);
     })

@@ -12,6 +12,7 @@ import { agentUsage } from './agent-usage.ts';
 import { connectFacebook } from './connect-facebook.ts';
 import { connectInstagram } from './connect-instagram.ts';
 import { connectOptions } from './connect-options.ts';
+import { connectShopify } from './connect-shopify.ts';
 import { connectWhatsApp } from './connect-whatsapp.ts';
 import { connectedAccounts } from './connected-accounts.ts';
 import { conversations } from './conversations.ts';
@@ -38,6 +39,8 @@ const IN_ORGANIZATION = [
   'agent-api-keys',
   'agent-usage',
   'connected-accounts',
+  'connect-shopify',
+  'connect-shopify/*',
   'conversations',
   'conversations/*',
   'whatsapp-send-message',
@@ -89,6 +92,7 @@ export function functionRoutes(s: Services) {
     agentApiKeys(s),
     agentUsage(s),
     connectedAccounts(s),
+    connectShopify(s),
     conversations(s),
     sendMessageFunctions(s),
     webhookEvents(s),

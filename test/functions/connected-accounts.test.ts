@@ -12,6 +12,7 @@ import {
   type ConnectedAccount,
   connectAccount,
 } from '../../src/domain/connected-accounts.ts';
+import { shopifyAdminConfig } from '../../src/functions/connect-shopify.ts';
 import { call, inviteAndAccept, orgOf, type Session, signUp } from '../helpers/http.ts';
 import { agentToken, setPlan } from '../helpers/mcp.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -303,7 +304,7 @@ describe('for the sending and receiving code', () => {
       svc.services,
       ownerOf(owner),
       { provider: 'whatsapp', external_id: externalId, access_token: token, webhook_secret: hook },
-      proveAccount.bind(null, svc.services.config.graph),
+      (input) => proveAccount(svc.services.config.graph, input, shopifyAdminConfig(svc.services)),
     );
     const opened = await accountForSending(svc.services, ownerOf(owner), account.id);
     expect(opened?.access_token).toBe(token);

@@ -8,11 +8,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replayEvents } from '../../src/domain/webhook-events.ts';
 import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
 import { setPlan } from '../helpers/mcp.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
 import { countOf, processPending } from './meta.ts';
-import { connectShop, deliverShopify, type OrderOptions, SHOPIFY_ENV, shopifyOrder } from './shopify.ts';
+import {
+  connectShop,
+  deliverShopify,
+  type OrderOptions,
+  shopifyOrder,
+  startShopifyService,
+} from './shopify.ts';
 
 let svc: TestService;
+let stop: () => Promise<void>;
 let owner: Session;
 let org: string;
 let seq = 0;
@@ -47,7 +54,7 @@ const item = async (sku: string) =>
   )[0];
 
 beforeAll(async () => {
-  svc = await startTestService(SHOPIFY_ENV);
+  ({ svc, stop } = await startShopifyService());
   owner = await signUp(svc, 'Jane Supplies');
   org = orgOf(owner);
   await setPlan(svc, owner, 'growth');
@@ -62,7 +69,7 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
-  await svc?.stop();
+  await stop?.();
 });
 
 describe('orders/create', () => {

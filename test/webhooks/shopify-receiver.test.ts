@@ -1,14 +1,14 @@
 // Shopify's receiver: the shop's secret verifies the raw bytes (a byte changed, a signature of the
 // re-serialized JSON, a missing header, another shop's secret and an unknown shop are all the same
-// 401, with nothing stored); order topics must carry an order; a redelivery (same webhook id) is
-// stored once; a 2 MB order of 250 lines is answered before any importing; each shop's
+// 401, with nothing stored); order topics must carry an order; a redelivery (same webhook id) and a
+// replay of the signed body under a fresh webhook id are stored once; a 2 MB order of 250 lines is answered before any importing; each shop's
 // deliveries land in its own organization only.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shopifySignature } from '../../src/channels/shopify-signature.ts';
 import { orgOf, type Session, signUp } from '../helpers/http.ts';
 import { setPlan } from '../helpers/mcp.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
 import { countOf, processPending } from './meta.ts';
 import {
   connectShop,
@@ -16,11 +16,12 @@ import {
   type Line,
   SHOP,
   SHOP_SECRET,
-  SHOPIFY_ENV,
   shopifyOrder,
+  startShopifyService,
 } from './shopify.ts';
 
 let svc: TestService;
+let stop: () => Promise<void>;
 let owner: Session;
 let seq = 0;
 // Shopify's ids are 64-bit: above 2^53, where a JSON number would lose its last digits.
@@ -29,13 +30,13 @@ const orderId = () => `${5_940_139_491_234_000_000n + BigInt(process.pid * 1000 
 const stored = () => countOf(svc, 'app.webhook_deliveries where provider = $1', ['shopify']);
 
 beforeAll(async () => {
-  svc = await startTestService(SHOPIFY_ENV);
+  ({ svc, stop } = await startShopifyService());
   owner = await signUp(svc, 'Jane Supplies');
   await setPlan(svc, owner, 'growth');
   await connectShop(svc, owner);
 });
 afterAll(async () => {
-  await svc?.stop();
+  await stop?.();
 });
 
 describe('signature', () => {
@@ -108,11 +109,36 @@ describe('what is stored', () => {
     const id = orderId();
     const body = shopifyOrder({ id });
     const webhookId = `dup-${id}`;
+    const before = await stored();
     const answers = await Promise.all([1, 2, 3].map(() => deliverShopify(svc, body, { webhookId })));
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
-    expect(await countOf(svc, 'app.webhook_events where delivery_id = $1', [`${SHOP}:${webhookId}`])).toBe(1);
+    expect(await stored()).toBe(before + 1);
     await processPending(svc);
     expect(await countOf(svc, "orders where source = 'shopify' and external_id = $1", [id])).toBe(1);
+  });
+
+  it('a captured delivery replayed with a fresh X-Shopify-Webhook-Id (or another order topic) is answered 200 and stored once', async () => {
+    // Neither header is covered by the signature: only the signed bytes say what was delivered.
+    const id = orderId();
+    const body = shopifyOrder({ id });
+    const before = await stored();
+    const first = await deliverShopify(svc, body, { webhookId: `original-${id}` });
+    const replays = await Promise.all([
+      deliverShopify(svc, body, { webhookId: `replayed-${id}` }),
+      deliverShopify(svc, body, { webhookId: null }),
+      deliverShopify(svc, body, { webhookId: `again-${id}`, topic: 'orders/updated' }),
+    ]);
+    for (const r of [first, ...replays]) expect(r).toEqual({ status: 200, json: { received: true } });
+    expect(await stored()).toBe(before + 1);
+    expect(await countOf(svc, 'app.webhook_deliveries where payload = $1', [body])).toBe(1);
+    await processPending(svc);
+    expect(await countOf(svc, "orders where source = 'shopify' and external_id = $1", [id])).toBe(1);
+    // A changed order (a new updated_at) is a new delivery.
+    const changed = await deliverShopify(svc, shopifyOrder({ id, updatedAt: '2026-11-21T09:00:00-05:00' }), {
+      topic: 'orders/updated',
+    });
+    expect(changed.status).toBe(200);
+    expect(await stored()).toBe(before + 2);
   });
 
   it('another topic is kept and marked ignored by the worker', async () => {

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { shopifySignature } from '../../src/channels/shopify-signature.ts';
+import { type FakeShopify, startFakeShopify } from '../../src/dev/fake-shopify/server.ts';
 import { call, type Session } from '../helpers/http.ts';
-import type { TestService } from '../helpers/service.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
 
 // Shopify's side of the webhook tests: an order payload written from Shopify's Order resource as
 // its order webhooks send it (test/fixtures/shopify), filled in as text so 64-bit ids stay exact,
@@ -105,12 +106,48 @@ export function shopifyOrder(o: OrderOptions): string {
 export const SHOP = 'jane-supplies.myshopify.com';
 export const SHOP_SECRET = 'shpss_webhook_secret_for_tests';
 export const SHOPIFY_ENV = { WORKER: 'off' };
+/** The Shopify app the test service installs as (SHOPIFY_API_KEY / SHOPIFY_API_SECRET). */
+export const SHOPIFY_APP = { apiKey: 'test-shopify-client-id', apiSecret: 'shpss_test_app_secret' };
 
-/** Connects a Shopify shop to the session's organization; its account id. */
+const fakes = new WeakMap<TestService, FakeShopify>();
+
+/**
+ * The service with a fake Shopify behind SHOPIFY_SHOP_URL, the test app configured, and SHOP
+ * known there with a custom app's token: pasted connects and installs are proven against it.
+ */
+export async function startShopifyService(env: Record<string, string> = {}) {
+  const fake = await startFakeShopify({ app: SHOPIFY_APP });
+  const svc = await startTestService({
+    ...SHOPIFY_ENV,
+    SHOPIFY_SHOP_URL: fake.shopUrl,
+    SHOPIFY_API_KEY: SHOPIFY_APP.apiKey,
+    SHOPIFY_API_SECRET: SHOPIFY_APP.apiSecret,
+    SHOPIFY_TIMEOUT_MS: '2000',
+    ...env,
+  });
+  fakes.set(svc, fake);
+  return {
+    svc,
+    fake,
+    stop: async () => {
+      await svc.stop();
+      await fake.close();
+    },
+  };
+}
+
+/** The custom-app token a shop's admin gives out at the fake (one per shop: tokens name their shop). */
+export const shopToken = (shop: string) => `shpat_${shop.replace('.myshopify.com', '').replace(/-/g, '_')}`;
+
+/**
+ * Connects a Shopify shop to the session's organization with a pasted custom-app token and its
+ * secret; its account id. With the service's fake Shopify, the shop and token exist there first.
+ */
 export async function connectShop(svc: TestService, s: Session, shop = SHOP, secret = SHOP_SECRET) {
+  fakes.get(svc)?.setShop(shop, { owner: `owner@${shop}`, customApps: [{ token: shopToken(shop), secret }] });
   const r = await call(svc, 'POST', '/functions/v1/connected-accounts', {
     token: s.access_token,
-    body: { provider: 'shopify', external_id: shop, access_token: 'shpat_token', webhook_secret: secret },
+    body: { provider: 'shopify', external_id: shop, access_token: shopToken(shop), webhook_secret: secret },
   });
   if (r.status !== 201) throw new Error(`connect failed: ${r.status} ${JSON.stringify(r.json)}`);
   return r.json.id as string;

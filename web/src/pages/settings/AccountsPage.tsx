@@ -12,6 +12,7 @@ import { ConnectAccountForm } from './ConnectAccountForm';
 import { type ListEnvelope, PAGE_SIZE, pageQuery } from './list';
 import { ManagersOnly } from './ManagersOnly';
 import { connectOptions } from './meta-sign-in';
+import { ShopifyInstall } from './ShopifyInstall';
 import { SignInButtons } from './SignInButtons';
 
 type Account = {
@@ -88,6 +89,10 @@ function ConnectedAccounts() {
   });
   return (
     <Page title="Connected accounts">
+      <section className="panel" aria-labelledby="shopify-heading">
+        <h2 id="shopify-heading">Install on Shopify</h2>
+        <ShopifyInstall />
+      </section>
       <section className="panel" aria-labelledby="connect-heading">
         <h2 id="connect-heading">Connect an account</h2>
         <SignInButtons />

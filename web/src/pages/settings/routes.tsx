@@ -8,6 +8,10 @@ export const settingsRoutes: RouteObject[] = [
     lazy: async () => ({ Component: (await import('./ConnectCallbackPage')).ConnectCallbackPage }),
   },
   { path: 'accounts', lazy: async () => ({ Component: (await import('./AccountsPage')).AccountsPage }) },
+  {
+    path: 'accounts/shopify',
+    lazy: async () => ({ Component: (await import('./ShopifyCallback')).ShopifyCallback }),
+  },
   { path: 'webhooks', lazy: async () => ({ Component: (await import('./WebhooksPage')).WebhooksPage }) },
   { path: 'account', lazy: async () => ({ Component: (await import('./AccountPage')).AccountPage }) },
 ];
