@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { type Config, loadConfig } from '../../src/config.ts';
+import { startFakeShopify } from '../../src/dev/fake-shopify/server.ts';
 import type { MakeJob, MediaUrl } from '../../src/jobs/index.ts';
 import { type RunningService, startService } from '../../src/main.ts';
 import { openPostgres } from '../../src/platform/db/pg.ts';
@@ -50,12 +51,14 @@ export async function startTestService(
   const dir = dataDir ?? mkdtempSync(path.join(tmpdir(), 'svc-test-'));
   // Connecting asks the provider (src/channels/account-proof.ts): never the real one from a test.
   const openGraph = env.META_GRAPH_URL && env.META_INSTAGRAM_GRAPH_URL ? undefined : await startFakeGraph();
+  const openShopify = env.SHOPIFY_SHOP_URL ? undefined : await startFakeShopify({ open: true });
   const config: Config = loadConfig({
     PORT: '0',
     LOG_LEVEL: 'info',
     DATA_DIR: dir,
     BCRYPT_COST: '10',
     ...(openGraph ? { META_GRAPH_URL: openGraph.url, META_INSTAGRAM_GRAPH_URL: openGraph.url } : {}),
+    ...(openShopify ? { SHOPIFY_SHOP_URL: openShopify.shopUrl } : {}),
     ...env,
   });
   const fresh = databaseUrl ? ownDatabase(databaseUrl) : await freshDatabase();
@@ -94,6 +97,7 @@ export async function startTestService(
     async stop() {
       await service.close();
       await openGraph?.close();
+      await openShopify?.close();
       await fresh.drop();
       if (!dataDir) rmSync(dir, { recursive: true, force: true });
     },

@@ -28,6 +28,11 @@ export type FakeShopifyOptions = {
   app?: FakeApp;
   shops?: Record<string, FakeShop>;
   onRequest?: (r: RecordedShopifyRequest) => void;
+  /**
+   * Every *.myshopify.com shop exists, and any token a shop has not seen acts for it (a custom
+   * app's, its secret unknown): for tests that connect shops but are about something else.
+   */
+  open?: boolean;
 };
 
 export type RecordedShopifyRequest = {
@@ -129,6 +134,8 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}): Promis
     };
     // A browser on the install page asks for the site's icon: none, and no error in its console.
     if (url.pathname === '/favicon.ico') return answer(204, '');
+    if (options.open && /\.myshopify\.com$/.test(shopDomain) && !shops.has(shopDomain))
+      shops.set(shopDomain, { owner: `owner@${shopDomain}` });
     const shop = shops.get(shopDomain);
     // Shopify answers an unknown shop's every address with its "store unavailable" page.
     if (!shop) return answer(404, errorPage('There’s no store with this address.'));
@@ -188,7 +195,10 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}): Promis
     if (!api) return answer(404, { errors: 'Not Found' });
     const failure = failures.shift();
     if (failure) return answer(failure, { errors: 'Internal Server Error' });
-    const grant = tokens.get(record.headers['x-shopify-access-token'] ?? '');
+    const presented = record.headers['x-shopify-access-token'] ?? '';
+    if (options.open && presented && !tokens.has(presented))
+      tokens.set(presented, { shop: shopDomain, secret: 'unknown', oauth: false });
+    const grant = tokens.get(presented);
     if (!grant || grant.shop !== shopDomain) return answer(401, { errors: INVALID_TOKEN });
     const version = api[1] as string;
     if (api[2] === 'shop' && req.method === 'GET') return answer(200, { shop: shopJson(shopDomain, shop) });
