@@ -20,6 +20,7 @@ const USAGE = `usage: svc <command>
   webhooks replay <id>|--failed process a webhook event again, or every failed and rejected one
   purge                         delete what is older than each organization's data retention now; prints counts
   dev fake-graph [--port N]     run a local fake of Meta's Graph API (development only); prints its URL
+  dev fake-stripe [--port N]    run a local fake of Stripe (development only); prints the settings to use
 
 Configuration comes from the environment: see README.md.`;
 
@@ -83,6 +84,8 @@ async function main(argv: string[]): Promise<number> {
       // Loaded only here: a running service never has the fake in its process.
       if (rest[0] === 'fake-graph')
         return (await import('./dev-fake-graph.ts')).fakeGraphCommand(rest.slice(1));
+      if (rest[0] === 'fake-stripe')
+        return (await import('./dev-fake-stripe.ts')).fakeStripeCommand(config, rest.slice(1));
       break;
     case 'help':
     case '--help':

@@ -9,6 +9,8 @@ import { agentApiKeys } from './agent-api-keys.ts';
 import { agentAuth } from './agent-auth.ts';
 import { agentRegister } from './agent-register.ts';
 import { agentUsage } from './agent-usage.ts';
+import { billingSessions } from './billing-checkout.ts';
+import { billingStatus } from './billing-status.ts';
 import { connectedAccounts } from './connected-accounts.ts';
 import { conversations } from './conversations.ts';
 import { internalWebhook } from './internal-webhook.ts';
@@ -21,6 +23,7 @@ import { organizationSwitch } from './organization-switch.ts';
 import { sendMessageFunctions } from './send-message.ts';
 import { shopifyWebhook } from './shopify-webhook.ts';
 import { socialPosts } from './social-posts.ts';
+import { stripeWebhook } from './stripe-webhook.ts';
 import { webhookEvents } from './webhook-events.ts';
 import { whatsappWebhook } from './whatsapp-webhook.ts';
 
@@ -43,6 +46,9 @@ const IN_ORGANIZATION = [
   'social-posts',
   'content-calendar',
   'orders',
+  'billing',
+  'billing-checkout',
+  'billing-portal',
 ];
 
 /**
@@ -58,7 +64,13 @@ const SIGNED_IN = [
 ];
 
 /** The public receivers, verified by their provider's signature or token; they take larger bodies. */
-export const WEBHOOK_RECEIVERS = ['whatsapp-webhook', 'meta-webhook', 'shopify-webhook', 'internal-webhook'];
+export const WEBHOOK_RECEIVERS = [
+  'whatsapp-webhook',
+  'meta-webhook',
+  'shopify-webhook',
+  'internal-webhook',
+  'stripe-webhook',
+];
 
 /** /functions/v1/<name>: one file per function. */
 export function functionRoutes(s: Services) {
@@ -87,6 +99,9 @@ export function functionRoutes(s: Services) {
     socialPosts(s),
     orders(s),
     internalWebhook(s),
+    billingStatus(s),
+    billingSessions(s),
+    stripeWebhook(s),
   ]) {
     app.route('/', r);
   }
