@@ -92,7 +92,7 @@ export async function startPortal(
   const session = await callStripe(() =>
     stripeClient(billing).billingPortal.sessions.create({
       customer: account.customer_id,
-      return_url: input.returnUrl,
+      return_url: `${input.returnUrl}?billing=returned`,
     }),
   );
   return session.url;
