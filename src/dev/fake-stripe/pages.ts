@@ -13,7 +13,7 @@ const usd = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 
 const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>` +
-  '<meta name="viewport" content="width=device-width,initial-scale=1"></head>' +
+  '<meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="data:,"></head>' +
   `<body><main><h1>${esc(title)}</h1>${body}</main></body></html>`;
 
 export function checkoutPage(session: FakeCheckoutSession, prices: Map<string, FakePrice>): string {
