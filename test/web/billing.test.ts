@@ -4,7 +4,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { type FakeStripe, startFakeStripe } from '../../src/dev/fake-stripe/server.ts';
-import { billingEnv, STRIPE_KEY, WEBHOOK_SECRET } from '../helpers/billing.ts';
+import { billingEnv, planOf, STRIPE_KEY, subscribe, WEBHOOK_SECRET } from '../helpers/billing.ts';
 import {
   DESKTOP,
   describeBrowser,
@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 describeBrowser('billing in the dashboard', () => {
-  test('an owner upgrades through Checkout, changes plan and cancels in the portal', async () => {
+  test('an owner upgrades through Checkout; the plan changes when Stripe confirms', async () => {
     const owner = await signUp(svc, 'Paying Shop');
     const { context, page } = await openPage(browser, DESKTOP);
     await signInToDashboard(svc, page, owner.user.email);
@@ -56,8 +56,16 @@ describeBrowser('billing in the dashboard', () => {
     await shows(page.getByText(/on the Growth plan \(/));
     await shows(page.getByRole('button', { name: 'Manage billing' }));
     await expectCleanPage(page);
+    await context.close();
+  });
 
-    // The portal: move to Scale, then cancel.
+  test('an owner changes plan and cancels in the Customer Portal', async () => {
+    const owner = await signUp(svc, 'Portal Shop');
+    await subscribe(svc, fake, owner, 'growth');
+    await expect.poll(() => planOf(svc, owner), { timeout: 15_000, interval: 100 }).toBe('growth');
+    const { context, page } = await openPage(browser, DESKTOP);
+    await signInToDashboard(svc, page, owner.user.email);
+    await shows(page.getByText(/on the Growth plan \(/));
     await page.getByRole('button', { name: 'Manage billing' }).click();
     await page.waitForURL(`${fake.url}/p/session/**`);
     await page.getByLabel('New plan').selectOption('price_scale');
