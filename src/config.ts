@@ -182,6 +182,31 @@ const schema = z.object({
   SHOPIFY_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
   SHOPIFY_API_KEY: z.string().min(1).optional(),
   SHOPIFY_API_SECRET: z.string().min(1).optional(),
+  // Billing through Stripe (docs/billing.md): all of the key, the webhook secret and the six
+  // price ids, or none (self-hosted: only the operator changes plans). STRIPE_API_URL points the
+  // official SDK elsewhere (`svc dev fake-stripe`).
+  STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  STRIPE_PRICE_STARTER: z.string().min(1).optional(),
+  STRIPE_PRICE_GROWTH: z.string().min(1).optional(),
+  STRIPE_PRICE_SCALE: z.string().min(1).optional(),
+  // The per-agent price, one per plan that bills agents differently (starter 10 USD, growth and scale 5 USD).
+  STRIPE_PRICE_AGENT_STARTER: z.string().min(1).optional(),
+  STRIPE_PRICE_AGENT_GROWTH: z.string().min(1).optional(),
+  STRIPE_PRICE_AGENT_SCALE: z.string().min(1).optional(),
+  STRIPE_API_URL: z.string().url().optional(),
+  // Stripe-Signature timestamps older (or newer) than this are refused: Stripe's own default.
+  STRIPE_WEBHOOK_TOLERANCE_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
+  // After a failed payment the paid plan is kept this long (Stripe retries the card), then the
+  // organization falls back to free unless the invoice was paid meanwhile.
+  BILLING_GRACE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(60 * 86400)
+    .default(7 * 86400),
+  // Whom owners ask for another plan when billing is off (an email address or a URL), shown on the dashboard.
+  BILLING_CONTACT: z.string().min(1).max(200).optional(),
 });
 
 export type Config = {
@@ -297,6 +322,23 @@ export type Config = {
     apiKey: string | undefined;
     apiSecret: string | undefined;
   };
+  /** Stripe billing (docs/billing.md); null: billing is off and only the operator changes plans. */
+  billing: BillingConfig | null;
+  /** Shown to owners as whom to ask for another plan when billing is off. */
+  billingContact: string | undefined;
+};
+
+export type BillingConfig = {
+  secretKey: string;
+  webhookSecret: string;
+  /** Paid plan slug → its Stripe price id. */
+  planPrices: Record<string, string>;
+  /** Paid plan slug → the price id of one additional agent on it. */
+  agentPrices: Record<string, string>;
+  /** The SDK's host/port/protocol, parsed from STRIPE_API_URL; unset: api.stripe.com. */
+  api: { host: string; port: number; protocol: 'http' | 'https' } | undefined;
+  webhookToleranceSeconds: number;
+  graceSeconds: number;
 };
 
 export class ConfigError extends Error {}
@@ -468,6 +510,52 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       apiKey: e.SHOPIFY_API_KEY,
       apiSecret: e.SHOPIFY_API_SECRET,
     },
+    billing: billingConfig(e),
+    billingContact: e.BILLING_CONTACT,
+  };
+}
+
+const BILLING_KEYS = [
+  'STRIPE_SECRET_KEY',
+  'STRIPE_WEBHOOK_SECRET',
+  'STRIPE_PRICE_STARTER',
+  'STRIPE_PRICE_GROWTH',
+  'STRIPE_PRICE_SCALE',
+  'STRIPE_PRICE_AGENT_STARTER',
+  'STRIPE_PRICE_AGENT_GROWTH',
+  'STRIPE_PRICE_AGENT_SCALE',
+] as const;
+
+/** All of the billing keys or none: half a configuration would take money it cannot account for. */
+function billingConfig(e: z.infer<typeof schema>): BillingConfig | null {
+  const missing = BILLING_KEYS.filter((k) => !e[k]);
+  if (missing.length === BILLING_KEYS.length) return null;
+  if (missing.length)
+    throw new ConfigError(
+      `invalid configuration:\n  billing needs all of ${BILLING_KEYS.join(', ')}; missing: ${missing.join(', ')}`,
+    );
+  let api: BillingConfig['api'];
+  if (e.STRIPE_API_URL) {
+    const u = new URL(e.STRIPE_API_URL);
+    const protocol = u.protocol === 'http:' ? 'http' : 'https';
+    api = { host: u.hostname, port: Number(u.port) || (protocol === 'http' ? 80 : 443), protocol };
+  }
+  return {
+    secretKey: e.STRIPE_SECRET_KEY as string,
+    webhookSecret: e.STRIPE_WEBHOOK_SECRET as string,
+    planPrices: {
+      starter: e.STRIPE_PRICE_STARTER as string,
+      growth: e.STRIPE_PRICE_GROWTH as string,
+      scale: e.STRIPE_PRICE_SCALE as string,
+    },
+    agentPrices: {
+      starter: e.STRIPE_PRICE_AGENT_STARTER as string,
+      growth: e.STRIPE_PRICE_AGENT_GROWTH as string,
+      scale: e.STRIPE_PRICE_AGENT_SCALE as string,
+    },
+    api,
+    webhookToleranceSeconds: e.STRIPE_WEBHOOK_TOLERANCE_SECONDS,
+    graceSeconds: e.BILLING_GRACE_SECONDS,
   };
 }
 

@@ -112,9 +112,12 @@ export async function startService(
     const now = opts.now ?? (() => new Date());
     const storage = opts.storage ?? createDiskStore(config.storage.dir);
     // The worker runs in this process unless WORKER=off (then `svc worker` runs it elsewhere).
+    // Made before the worker, so a plan billing changes is forgotten here at once (other processes: docs/billing.md).
+    const plans = createPlanCache(db);
     queue = await startJobs(
       {
         config,
+        forgetPlan: (org) => plans.forget(org),
         db,
         log,
         now,
@@ -135,7 +138,7 @@ export async function startService(
       sessions: { tokens, expiresIn: config.jwtExpirySeconds },
       passwords: await createPasswords(config.bcryptCost),
       limits: createLimits(config, { redis, prefix: config.redisPrefix }),
-      plans: createPlanCache(db),
+      plans,
       keyCheck: createKeyCheck(db, config.agentKeyRecheckSeconds * 1000),
       schema: await loadSchemaCache(db),
       log,

@@ -21,6 +21,7 @@ const USAGE = `usage: svc <command>
   purge                         delete what is older than each organization's data retention now; prints counts
   dev fake-graph [--port N]     run a local fake of Meta's Graph API (development only); prints its URL
   dev fake-shopify [--port N]   run a local fake of Shopify (install, shop, webhooks; development only)
+  dev fake-stripe [--port N]    run a local fake of Stripe (development only); prints the settings to use
 
 Configuration comes from the environment: see README.md.`;
 
@@ -86,6 +87,8 @@ async function main(argv: string[]): Promise<number> {
         return (await import('./dev-fake-graph.ts')).fakeGraphCommand(rest.slice(1));
       if (rest[0] === 'fake-shopify')
         return (await import('./dev-fake-shopify.ts')).fakeShopifyCommand(rest.slice(1));
+      if (rest[0] === 'fake-stripe')
+        return (await import('./dev-fake-stripe.ts')).fakeStripeCommand(config, rest.slice(1));
       break;
     case 'help':
     case '--help':

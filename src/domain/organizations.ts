@@ -110,32 +110,6 @@ export async function requireOrgAdmin(tx: Queryable, message: string): Promise<v
   if (!(await isOrgAdmin(tx))) throw forbidden(message);
 }
 
-/**
- * Plan changes are human-led (no billing provider): the operator, or an owner of the organization
- * acting in it. Admins and members are refused, as are owners naming another organization.
- */
-export async function requirePlanChanger(
-  deps: Pick<Deps, 'db'>,
-  principal: Principal,
-  organizationId: string,
-) {
-  if (principal.kind === 'service') return;
-  if (principal.kind !== 'user') throw forbidden('Only an organization owner may change the plan');
-  await deps.db.asPrincipal(
-    principal,
-    async (tx) => {
-      const [row] = await tx.query<{ org: string | null; role: string | null }>(
-        'select app.current_org_id() as org, app.org_role() as role',
-      );
-      if (!row?.org) throw noOrganization();
-      if (row.org !== organizationId)
-        throw forbidden('You can change the plan of the organization you act in only');
-      if (row.role !== 'owner') throw forbidden('Only an owner may change the plan');
-    },
-    { readOnly: true },
-  );
-}
-
 /** Moves an organization to another plan and returns it with the plan's limits. */
 export async function setPlan(tx: Queryable, organizationId: string, plan: string) {
   const plans = await tx.query<{ slug: string }>('select slug from public.plans order by rank');

@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { createApiKey, keyExpiry, requireKeyManager, SCOPES, scopesUnderPlan } from '../domain/agent-keys.ts';
+import { explainAgentCeiling } from '../domain/billing-agents.ts';
 import { requireUser } from '../platform/http/authenticate.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import type { Services } from '../services.ts';
@@ -53,7 +54,10 @@ export function agentApiKeyCreate(s: Services) {
       // Row-level security is the guard: only owners and admins may insert keys.
       (insertKey) => s.db.asPrincipal(principal, (tx) => insertKey(tx, organizationId)),
       { name: body.name, scopes: body.scopes, expiresAt, createdBy: principal.userId },
-    );
+    ).catch(async (err) => {
+      // Over the agents ceiling: the refusal says what one more agent costs (docs/billing.md).
+      throw await explainAgentCeiling(s.db, err, s.config.billing !== null);
+    });
     const underPlan = await scopesUnderPlan(s, row.organization_id);
     return c.json(
       {

@@ -14,6 +14,8 @@ import { connectInstagram } from './connect-instagram.ts';
 import { connectOptions } from './connect-options.ts';
 import { connectShopify } from './connect-shopify.ts';
 import { connectWhatsApp } from './connect-whatsapp.ts';
+import { billingSessions } from './billing-checkout.ts';
+import { billingStatus } from './billing-status.ts';
 import { connectedAccounts } from './connected-accounts.ts';
 import { conversations } from './conversations.ts';
 import { internalWebhook } from './internal-webhook.ts';
@@ -26,6 +28,7 @@ import { organizationSwitch } from './organization-switch.ts';
 import { sendMessageFunctions } from './send-message.ts';
 import { shopifyWebhook } from './shopify-webhook.ts';
 import { socialPosts } from './social-posts.ts';
+import { stripeWebhook } from './stripe-webhook.ts';
 import { webhookEvents } from './webhook-events.ts';
 import { whatsappWebhook } from './whatsapp-webhook.ts';
 
@@ -56,6 +59,9 @@ const IN_ORGANIZATION = [
   'connect-facebook-select',
   'connect-whatsapp',
   'connect-instagram',
+  'billing',
+  'billing-checkout',
+  'billing-portal',
 ];
 
 /**
@@ -71,7 +77,13 @@ const SIGNED_IN = [
 ];
 
 /** The public receivers, verified by their provider's signature or token; they take larger bodies. */
-export const WEBHOOK_RECEIVERS = ['whatsapp-webhook', 'meta-webhook', 'shopify-webhook', 'internal-webhook'];
+export const WEBHOOK_RECEIVERS = [
+  'whatsapp-webhook',
+  'meta-webhook',
+  'shopify-webhook',
+  'internal-webhook',
+  'stripe-webhook',
+];
 
 /** /functions/v1/<name>: one file per function. */
 export function functionRoutes(s: Services) {
@@ -105,6 +117,9 @@ export function functionRoutes(s: Services) {
     connectFacebook(s),
     connectWhatsApp(s),
     connectInstagram(s),
+    billingStatus(s),
+    billingSessions(s),
+    stripeWebhook(s),
   ]) {
     app.route('/', r);
   }

@@ -9,6 +9,8 @@ import { openQueue } from '../platform/queue/pg-boss.ts';
 import type { JobDefinition, Queue } from '../platform/queue/queue.ts';
 import type { Secrets } from '../platform/secrets.ts';
 import type { ObjectStore } from '../platform/storage/object-store.ts';
+import { billingGraceEndJob } from './billing-grace-end.ts';
+import { processBillingEventJob } from './process-billing-event.ts';
 import { processWebhookEventJob } from './process-webhook-event.ts';
 import { publishSocialPostJob } from './publish-social-post.ts';
 import { pullSocialMetricsJob } from './pull-social-metrics.ts';
@@ -31,6 +33,8 @@ export type JobDeps = {
   secrets: Secrets;
   /** Social posts' media for Meta; unset until storage signs URLs (posts with media then fail). */
   mediaUrl?: MediaUrl;
+  /** Forgets an organization's cached plan in this process after billing changed it (Services.plans). */
+  forgetPlan?: (organizationId: string) => void;
 };
 
 export type MakeJob = (deps: JobDeps) => JobDefinition<never>;
@@ -41,6 +45,8 @@ const JOBS: MakeJob[] = [
   purgeExpiredJob,
   publishSocialPostJob,
   pullSocialMetricsJob,
+  processBillingEventJob,
+  billingGraceEndJob,
 ];
 
 /**

@@ -245,39 +245,44 @@ describe('organization-members', () => {
 });
 
 describe('organization-plan', () => {
-  it('lets an owner change their organization’s plan and refuses admins, members and other owners', async () => {
+  it('refuses every person, owners included: a ceiling anyone can lift is none', async () => {
     const owner = await signUp(svc, 'Owner Plan Co');
     const org = orgOf(owner);
     const admin = await inviteAndAccept(svc, owner, await signUp(svc), 'admin');
     const member = await inviteAndAccept(svc, owner, await signUp(svc), 'member');
-    for (const token of [admin, member]) {
+    const stranger = await signUp(svc, 'Elsewhere Co');
+    for (const token of [owner.access_token, admin, member, stranger.access_token, svc.anonKey]) {
       const refused = await call(svc, 'POST', fn('organization-plan'), {
         token,
         body: { organization_id: org, plan: 'scale' },
       });
       expect(refused.status).toBe(403);
-      expect(refused.json.message).toBe('Only an owner may change the plan');
+      expect(refused.json.error).toBe('forbidden');
     }
-    const stranger = await signUp(svc, 'Elsewhere Co');
-    const elsewhere = await call(svc, 'POST', fn('organization-plan'), {
-      token: stranger.access_token,
-      body: { organization_id: org, plan: 'scale' },
-    });
-    expect(elsewhere.status).toBe(403);
-    const anon = await call(svc, 'POST', fn('organization-plan'), {
-      token: svc.anonKey,
-      body: { organization_id: org, plan: 'scale' },
-    });
-    expect(anon.status).toBe(403);
-
-    const byOwner = await call(svc, 'POST', fn('organization-plan'), {
-      token: owner.access_token,
-      body: { organization_id: org, plan: 'starter' },
-    });
-    expect(byOwner.status).toBe(200);
-    expect(byOwner.json.organization).toMatchObject({ id: org, plan: 'starter' });
     const usage = await call(svc, 'GET', fn('agent-usage'), { token: owner.access_token });
-    expect(usage.json.plan.slug).toBe('starter');
+    expect(usage.json.plan.slug).toBe('free');
+  });
+
+  it('without billing configured, says so and whom to ask', async () => {
+    const owner = await signUp(svc, 'Self Hosted Co');
+    for (const name of ['billing-checkout', 'billing-portal']) {
+      const r = await call(svc, 'POST', fn(name), { token: owner.access_token, body: { plan: 'starter' } });
+      expect(r.status).toBe(409);
+      expect(r.json.error).toBe('billing_not_configured');
+      expect(r.json.message).toMatch(/operator/);
+    }
+    const billing = await call(svc, 'GET', fn('billing'), { token: owner.access_token });
+    expect(billing.status).toBe(200);
+    expect(billing.json).toMatchObject({ plan: 'free', billing_enabled: false, subscription: null });
+    expect(billing.json.message).toMatch(/^Plans are changed by whoever runs this service/);
+    expect(billing.json.plans.find((p: { slug: string }) => p.slug === 'starter')).toMatchObject({
+      price_usd: 99,
+      additional_agent_usd: 10,
+      agents_included: 3,
+    });
+    // The receiver does not exist without billing.
+    const hook = await call(svc, 'POST', fn('stripe-webhook'), { body: { id: 'evt_1' } });
+    expect(hook.status).toBe(404);
   });
 
   it('lets the service role change any plan', async () => {

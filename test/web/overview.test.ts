@@ -12,6 +12,7 @@ import {
   startDashboard,
 } from '../helpers/browser.ts';
 import { call, inviteAndAccept, orgOf, signUp } from '../helpers/http.ts';
+import { setPlan } from '../helpers/mcp.ts';
 import type { TestService } from '../helpers/service.ts';
 
 let svc: TestService;
@@ -19,7 +20,7 @@ let browser: Browser;
 let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  ({ svc, browser, stop } = await startDashboard());
+  ({ svc, browser, stop } = await startDashboard({ BILLING_CONTACT: 'plans@operator.example' }));
 });
 afterAll(() => stop?.());
 
@@ -42,7 +43,7 @@ describeBrowser('the overview', () => {
     ['desktop', DESKTOP],
     ['phone', PHONE],
   ] as const) {
-    test(`the meters warn at 80 % and the owner changes the plan (${label})`, async () => {
+    test(`the meters warn at 80 %, and the owner sees whom to ask for another plan (${label})`, async () => {
       const owner = await busyOrganization(`Meters ${label}`);
       const { context, page } = await openPage(browser, viewport);
       await signInToDashboard(svc, page, owner.user.email);
@@ -59,9 +60,19 @@ describeBrowser('the overview', () => {
       await shows(page.getByText('Nothing scheduled'));
       await expectCleanPage(page);
 
-      await page.getByLabel('Plan to move to').selectOption('starter');
-      await page.getByRole('button', { name: 'Change plan' }).click();
-      await shows(page.getByRole('status').filter({ hasText: 'now on the Starter plan' }));
+      // No billing here: the plan, its prices, and whom to ask; no control that would change it.
+      await shows(
+        page.getByText(/Plans are changed by whoever runs this service \(plans@operator\.example\)/),
+      );
+      await shows(
+        page.getByRole('list', { name: 'Plans and prices' }).getByText(/each additional agent \$10 a month/),
+      );
+      expect(await page.getByRole('button', { name: 'Upgrade' }).count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Change plan' }).count()).toBe(0);
+      await expectCleanPage(page);
+      // The operator moves it; the dashboard shows it.
+      await setPlan(svc, owner, 'starter');
+      await page.reload();
       await shows(page.getByText(/on the Starter plan \(/));
       await eventually(() => page.getByText('contacts: 40 of 50 used (80%)').count()).toBe(0);
       await expectCleanPage(page);
@@ -69,7 +80,7 @@ describeBrowser('the overview', () => {
     });
   }
 
-  test('only the owner sees the plan control; an admin is refused by the service', async () => {
+  test('an admin sees the plan but no billing; the service refuses plan changes from people', async () => {
     const owner = await busyOrganization('Plan rules');
     const admin = await signUp(svc);
     const adminToken = await inviteAndAccept(svc, owner, admin, 'admin');
@@ -79,22 +90,24 @@ describeBrowser('the overview', () => {
     const { context, page } = await openPage(browser, DESKTOP);
     await signInToDashboard(svc, page, admin.user.email);
     await shows(page.getByText('contacts: 40 of 50 used (80%)'));
-    await shows(page.getByText('Only owners change the plan.'));
-    expect(await page.getByRole('button', { name: 'Change plan' }).count()).toBe(0);
+    await shows(page.getByText(/Plans are changed by whoever runs this service/));
+    expect(await page.getByRole('button', { name: 'Upgrade' }).count()).toBe(0);
     await expectCleanPage(page);
-    // The control's absence is not the guard: the service refuses an admin who asks anyway.
-    const refused = await call(svc, 'POST', '/functions/v1/organization-plan', {
-      token: adminToken,
-      body: { organization_id: orgOf(owner), plan: 'scale' },
-    });
-    expect(refused.status).toBe(403);
-    expect(refused.json.message).toBe('Only an owner may change the plan');
+    // The control's absence is not the guard: the service refuses an admin, and the owner, who ask anyway.
+    for (const token of [adminToken, owner.access_token]) {
+      const refused = await call(svc, 'POST', '/functions/v1/organization-plan', {
+        token,
+        body: { organization_id: orgOf(owner), plan: 'scale' },
+      });
+      expect(refused.status).toBe(403);
+      expect(refused.json.error).toBe('forbidden');
+    }
     await context.close();
 
     const asMember = await openPage(browser, PHONE);
     await signInToDashboard(svc, asMember.page, member.user.email);
     await shows(asMember.page.getByText(/on the Free plan/));
-    expect(await asMember.page.getByRole('button', { name: 'Change plan' }).count()).toBe(0);
+    expect(await asMember.page.getByRole('button', { name: 'Upgrade' }).count()).toBe(0);
     expect(await asMember.page.getByRole('meter').count()).toBe(0);
     await expectCleanPage(asMember.page);
     await asMember.context.close();

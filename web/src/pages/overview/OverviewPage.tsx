@@ -4,13 +4,13 @@ import { canManage } from '../../lib/claims';
 import { useClaims } from '../../lib/session';
 import { ErrorNote } from '../../ui/ErrorNote';
 import { Loading, Page } from '../../ui/Page';
-import { PlanPicker } from './PlanPicker';
+import { BillingPanel } from './BillingPanel';
 import { Today } from './Today';
 import { UsageMeters } from './UsageMeters';
 import { fetchOrgPlan, fetchPlans, fetchUsage, usd } from './usage';
 
 /** Owners and admins: the plan with agent-usage's meters, warnings and guidance. */
-function PlanAndUsage({ organizationId, owner }: { organizationId: string; owner: boolean }) {
+function PlanAndUsage({ owner }: { owner: boolean }) {
   const usage = useQuery({ queryKey: ['usage'], queryFn: fetchUsage });
   if (usage.isPending) return <Loading />;
   if (!usage.data) return <ErrorNote error={usage.error} />;
@@ -20,11 +20,7 @@ function PlanAndUsage({ organizationId, owner }: { organizationId: string; owner
       <p>
         Your organization is on the <strong>{plan.name}</strong> plan ({usd(plan.price_usd)} a month).
       </p>
-      {owner ? (
-        <PlanPicker organizationId={organizationId} current={plan.slug} />
-      ) : (
-        <p className="hint">Only owners change the plan.</p>
-      )}
+      <BillingPanel owner={owner} />
       <UsageMeters usage={usage.data} />
     </>
   );
@@ -48,7 +44,7 @@ function PlanOnly({ organizationId }: { organizationId: string }) {
       ) : (
         !slug.error && <Loading />
       )}
-      <p className="hint">Owners and admins see the usage against each limit; only owners change the plan.</p>
+      <p className="hint">Owners and admins see the usage against each limit; only owners manage billing.</p>
     </>
   );
 }
@@ -62,7 +58,7 @@ export function OverviewPage() {
       <section className="panel" aria-labelledby="plan-heading">
         <h2 id="plan-heading">Plan and usage</h2>
         {canManage(claims) ? (
-          <PlanAndUsage organizationId={organizationId} owner={claims.role === 'owner'} />
+          <PlanAndUsage owner={claims.role === 'owner'} />
         ) : (
           <PlanOnly organizationId={organizationId} />
         )}

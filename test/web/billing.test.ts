@@ -1,0 +1,103 @@
+// The plan panel with billing on (docs/billing.md): an owner upgrades through Stripe Checkout,
+// changes plan and cancels in the Customer Portal, all against the fake Stripe in Chromium; the
+// plan shown follows Stripe's signed events. An admin sees the prices but no billing controls.
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { type FakeStripe, startFakeStripe } from '../../src/dev/fake-stripe/server.ts';
+import { billingEnv, planOf, STRIPE_KEY, subscribe, WEBHOOK_SECRET } from '../helpers/billing.ts';
+import {
+  DESKTOP,
+  describeBrowser,
+  eventually,
+  expectCleanPage,
+  openPage,
+  shows,
+  signInToDashboard,
+  startDashboard,
+} from '../helpers/browser.ts';
+import { inviteAndAccept, signUp } from '../helpers/http.ts';
+import type { TestService } from '../helpers/service.ts';
+
+let svc: TestService;
+let browser: Browser;
+let fake: FakeStripe;
+let stop: () => Promise<void>;
+
+beforeAll(async () => {
+  fake = await startFakeStripe({ secretKey: STRIPE_KEY, webhookSecret: WEBHOOK_SECRET });
+  ({ svc, browser, stop } = await startDashboard(billingEnv(fake)));
+  fake.webhookUrl = `${svc.url}/functions/v1/stripe-webhook`;
+});
+afterAll(async () => {
+  await fake?.settled();
+  await stop?.();
+  await fake?.close();
+});
+
+describeBrowser('billing in the dashboard', () => {
+  test('an owner upgrades through Checkout; the plan changes when Stripe confirms', async () => {
+    const owner = await signUp(svc, 'Paying Shop');
+    const { context, page } = await openPage(browser, DESKTOP);
+    await signInToDashboard(svc, page, owner.user.email);
+    await shows(page.getByText(/on the Free plan/));
+    await shows(
+      page.getByRole('list', { name: 'Plans and prices' }).getByText(/each additional agent \$5 a month/),
+    );
+    await expectCleanPage(page);
+
+    await page.getByLabel('Plan to upgrade to').selectOption('growth');
+    await page.getByRole('button', { name: 'Upgrade' }).click();
+    // Stripe's hosted Checkout page (the fake's).
+    await page.waitForURL(`${fake.url}/c/pay/**`);
+    await shows(page.getByText('Growth × 1: $199.00 a month'));
+    await page.getByRole('button', { name: 'Pay and subscribe' }).click();
+    await page.waitForURL(`${svc.url}/app?billing=success`);
+    await shows(page.getByRole('status').filter({ hasText: 'as soon as Stripe confirms the payment' }));
+    await shows(page.getByText(/on the Growth plan \(/));
+    await shows(page.getByRole('button', { name: 'Manage billing' }));
+    await expectCleanPage(page);
+    await context.close();
+  });
+
+  test('an owner changes plan and cancels in the Customer Portal', async () => {
+    const owner = await signUp(svc, 'Portal Shop');
+    await subscribe(svc, fake, owner, 'growth');
+    await expect.poll(() => planOf(svc, owner), { timeout: 15_000, interval: 100 }).toBe('growth');
+    const { context, page } = await openPage(browser, DESKTOP);
+    await signInToDashboard(svc, page, owner.user.email);
+    await shows(page.getByText(/on the Growth plan \(/));
+    await page.getByRole('button', { name: 'Manage billing' }).click();
+    await page.waitForURL(`${fake.url}/p/session/**`);
+    await page.getByLabel('New plan').selectOption('price_scale');
+    await page.getByRole('button', { name: 'Update plan' }).click();
+    await shows(page.getByText('Current plan: Scale'));
+    await page.getByRole('link', { name: 'Return to the service' }).click();
+    await page.waitForURL(`${svc.url}/app?billing=returned`);
+    await shows(page.getByText(/on the Scale plan \(/));
+
+    await page.getByRole('button', { name: 'Manage billing' }).click();
+    await page.waitForURL(`${fake.url}/p/session/**`);
+    await page.getByRole('button', { name: 'Cancel subscription' }).click();
+    await shows(page.getByText('No active subscription.'));
+    await page.getByRole('link', { name: 'Return to the service' }).click();
+    await shows(page.getByText(/on the Free plan \(/));
+    await shows(page.getByRole('button', { name: 'Upgrade' }));
+    await expectCleanPage(page);
+    await context.close();
+  });
+
+  test('an admin sees the plan and prices but no billing controls', async () => {
+    const owner = await signUp(svc, 'Admin Looks Shop');
+    const admin = await signUp(svc);
+    await inviteAndAccept(svc, owner, admin, 'admin');
+    const { context, page } = await openPage(browser, DESKTOP);
+    await signInToDashboard(svc, page, admin.user.email);
+    await shows(page.getByText('Only owners manage billing.'));
+    await shows(page.getByRole('list', { name: 'Plans and prices' }));
+    expect(await page.getByRole('button', { name: 'Upgrade' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Manage billing' }).count()).toBe(0);
+    await eventually(() => page.getByText(/on the Free plan/).count()).toBeGreaterThan(0);
+    await expectCleanPage(page);
+    await context.close();
+  });
+});
