@@ -119,7 +119,8 @@ const schema = z.object({
   // Hosts (host or host:port, comma-separated) media_urls may fetch from over plain http and at
   // private addresses: development and tests only; everything else must be public https.
   MEDIA_FETCH_ALLOW_HOSTS: z.string().optional(),
-  // Deadline of one media download, redirects and body included.
+  // Deadline of one post's media import, all of its media_urls together (redirects and bodies
+  // included): a request never waits longer than this for downloads.
   MEDIA_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
   // The social publisher (docs/social.md): runs per post (transient Graph errors), the first wait
   // (doubling, capped at 30 min); how often and how many times one run reads an Instagram container
@@ -138,6 +139,9 @@ const schema = z.object({
   WORKER_SUPERVISE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   // How often a worker sweeps for messages, webhook events and posts whose job is gone or failed.
   WORKER_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  // How many of one post's media_urls download at once (docs/storage.md): each holds its file in
+  // memory (a video up to 1 GB), so this bounds the memory one import takes.
+  MEDIA_FETCH_CONCURRENCY: z.coerce.number().int().min(1).max(10).default(4),
 });
 
 export type Config = {
@@ -226,6 +230,8 @@ export type Config = {
     maxPerIp: number;
     ipWindowSeconds: number;
   };
+  /** How many of one post's media_urls download at once (src/storage/media-import.ts). */
+  mediaImport: { concurrency: number };
 };
 
 export class ConfigError extends Error {}
@@ -372,6 +378,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxPerIp: e.RECOVER_MAX_PER_IP,
       ipWindowSeconds: e.RECOVER_IP_WINDOW_SECONDS,
     },
+    mediaImport: { concurrency: e.MEDIA_FETCH_CONCURRENCY },
   };
 }
 
