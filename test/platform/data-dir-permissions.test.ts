@@ -114,7 +114,6 @@ describe('DATA_DIR permissions', () => {
       );
       if (!fresh) expect(names.filter((n) => n.startsWith('pglite/')).length).toBeGreaterThan(100);
       expect(names.filter((n) => n.startsWith('storage/objects/social-media/')).length).toBeGreaterThan(0);
-      expect(readdirSync(path.join(dataDir, 'outbox')).length).toBe(2);
       expect(loose(dataDir)).toEqual([]);
       expect(lines.join('')).toMatch(/other users could read were made private/);
     } finally {
