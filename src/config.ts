@@ -121,7 +121,8 @@ const schema = z.object({
   // Hosts (host or host:port, comma-separated) media_urls may fetch from over plain http and at
   // private addresses: development and tests only; everything else must be public https.
   MEDIA_FETCH_ALLOW_HOSTS: z.string().optional(),
-  // Deadline of one media download, redirects and body included.
+  // Deadline of one post's media import, all of its media_urls together (redirects and bodies
+  // included): a request never waits longer than this for downloads.
   MEDIA_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
   // The social publisher (docs/social.md): runs per post (transient Graph errors), the first wait
   // (doubling, capped at 30 min); how often and how many times one run reads an Instagram container
@@ -207,6 +208,9 @@ const schema = z.object({
     .default(7 * 86400),
   // Whom owners ask for another plan when billing is off (an email address or a URL), shown on the dashboard.
   BILLING_CONTACT: z.string().min(1).max(200).optional(),
+  // How many of one post's media_urls download at once (docs/storage.md): each holds its file in
+  // memory (a video up to 1 GB), so this bounds the memory one import takes.
+  MEDIA_FETCH_CONCURRENCY: z.coerce.number().int().min(1).max(10).default(4),
 });
 
 export type Config = {
@@ -326,6 +330,8 @@ export type Config = {
   billing: BillingConfig | null;
   /** Shown to owners as whom to ask for another plan when billing is off. */
   billingContact: string | undefined;
+  /** How many of one post's media_urls download at once (src/storage/media-import.ts). */
+  mediaImport: { concurrency: number };
 };
 
 export type BillingConfig = {
@@ -512,6 +518,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     billing: billingConfig(e),
     billingContact: e.BILLING_CONTACT,
+    mediaImport: { concurrency: e.MEDIA_FETCH_CONCURRENCY },
   };
 }
 

@@ -16,6 +16,7 @@ import { openDatabase } from './platform/db/open.ts';
 import { serverLifecycle } from './platform/http/server-lifecycle.ts';
 import { createLogger, flushAccessLines } from './platform/log.ts';
 import { openMail } from './platform/mail/dispatch.ts';
+import { makePrivate, tightenTree } from './platform/private-dir.ts';
 import type { Queue } from './platform/queue/queue.ts';
 import { loadSecrets } from './platform/secrets.ts';
 import { createDiskStore } from './platform/storage/disk-store.ts';
@@ -47,6 +48,10 @@ export async function startService(
   } = {},
 ): Promise<RunningService> {
   const log = createLogger(config.logLevel, opts.logDestination);
+  // Before anything is written there: every tenant's rows and the keys are this user's alone.
+  const loosened = makePrivate(config.dataDir) + makePrivate(config.storage.dir, 'STORAGE_DIR');
+  if (loosened)
+    log.warn({ entries: loosened }, 'files in DATA_DIR other users could read were made private (0600/0700)');
   const keys = await loadSigningKeys(config.dataDir, config.jwtPrivateKey);
   const secrets = loadSecrets(config.dataDir, config.secretsKey);
   // The embedded database has one writer: this process, or a refusal naming the one that runs.
@@ -61,6 +66,8 @@ export async function startService(
   try {
     const applied = await migrate(db);
     if (applied.length) log.info({ applied }, 'migrations applied');
+    // The files the migrations made (PGlite makes them 0666).
+    if (lock) tightenTree(config.dataDir);
   } catch (err) {
     await db.close();
     lock?.release();

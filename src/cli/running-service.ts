@@ -2,6 +2,7 @@ import { type Config, resolvePublicUrl } from '../config.ts';
 import { lockDataDir, lockHolder } from '../platform/data-dir-lock.ts';
 import type { Database } from '../platform/db/database.ts';
 import { openDatabase } from '../platform/db/open.ts';
+import { makePrivate } from '../platform/private-dir.ts';
 
 /**
  * The URL of the service running on this data directory (the embedded default records it in
@@ -21,6 +22,7 @@ export const serviceUrl = (config: Config) =>
  * rather than opening the database beside a running service; PostgreSQL has many writers.
  */
 export async function openForCommand(config: Config, command: string): Promise<Database> {
+  makePrivate(config.dataDir);
   const lock = config.databaseUrl ? undefined : lockDataDir(config.dataDir, command);
   try {
     const db = await openDatabase(config);

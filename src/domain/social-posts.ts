@@ -31,7 +31,7 @@ export type SocialDeps = Pick<Deps, 'db' | 'plans'> &
   SignedUrlDeps & {
     queue: Queue;
     storage: ObjectStore;
-    config: Pick<Config, 'mediaFetch'>;
+    config: Pick<Config, 'mediaFetch' | 'mediaImport'>;
     /** Media URLs on this address are files of the bucket, copied rather than downloaded. */
     publicUrl?: string;
   };
@@ -42,12 +42,21 @@ const NOT_WRITABLE = `Only Facebook posts (and Instagram posts, through its Meta
 
 const scheduledAt = z.iso.datetime({ offset: true }).describe('ISO 8601 with an offset');
 const MediaUrls = z.array(z.url().max(2048)).max(MEDIA_CONSTRAINTS.max_items_per_post);
+// A post's link is shown as a link in the dashboard and sent to Meta: a web address only, never
+// `javascript:`, `data:` or `vbscript:`, which run or carry content where a reader clicks. The
+// text itself must start with the scheme (the URL parser forgives leading spaces and tabs inside
+// the scheme); migrations/0032_post_link.sql holds every other write path to the same rule.
+const LINK_RULE = 'A link is a web address starting with http:// or https://';
+const PostLink = z
+  .url({ protocol: /^https?$/, error: LINK_RULE, abort: true })
+  .max(2048)
+  .regex(/^https?:\/\/[^\s\x00-\x1f\x7f]+$/i, LINK_RULE);
 
 export const NewSocialPost = z.strictObject({
   platform: z.enum(SOCIAL_PLATFORMS),
   account_id: z.guid().optional(),
   message: z.string().trim().min(1).max(MEDIA_CONSTRAINTS.max_message_chars).optional(),
-  link: z.url().max(2048).optional(),
+  link: PostLink.optional(),
   media_urls: MediaUrls.optional(),
   scheduled_at: scheduledAt.optional(),
 });
@@ -56,7 +65,7 @@ export type NewSocialPostInput = z.input<typeof NewSocialPost>;
 export const SocialPostChanges = z.strictObject({
   id: z.guid(),
   message: z.string().trim().min(1).max(MEDIA_CONSTRAINTS.max_message_chars).nullable().optional(),
-  link: z.url().max(2048).nullable().optional(),
+  link: PostLink.nullable().optional(),
   media_urls: MediaUrls.optional(),
   scheduled_at: scheduledAt.optional(),
   cancel: z.literal(true).optional(),
@@ -182,7 +191,12 @@ async function withMedia<T>(
   const org = claimedOrganization(principal) as string;
   const media = urls
     ? await importMediaUrls(
-        { storage: deps.storage, options: deps.config.mediaFetch, publicUrl: deps.publicUrl },
+        {
+          storage: deps.storage,
+          options: deps.config.mediaFetch,
+          concurrency: deps.config.mediaImport.concurrency,
+          publicUrl: deps.publicUrl,
+        },
         org,
         urls,
       )

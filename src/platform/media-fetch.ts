@@ -35,6 +35,8 @@ export type MediaFetchOptions = {
   timeoutMs: number;
   /** Overall cap in bytes, on top of the type's own limit. */
   maxBytes: number;
+  /** Ends the download early: a post's other media failed, or its import's deadline passed. */
+  signal?: AbortSignal;
 };
 
 /** A download refused or failed: `reason` says why, for a person to read. */
@@ -61,7 +63,8 @@ export function isAllowedHost(url: URL, allowHosts: string[]): boolean {
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 export async function fetchMedia(url: string, opts: MediaFetchOptions): Promise<FetchedMedia> {
-  const signal = AbortSignal.timeout(opts.timeoutMs);
+  const own = AbortSignal.timeout(opts.timeoutMs);
+  const signal = opts.signal ? AbortSignal.any([own, opts.signal]) : own;
   let current = url;
   for (let hop = 0; ; hop++) {
     const target = checkedUrl(current, url, opts.allowHosts);

@@ -12,11 +12,13 @@ import { SOCIAL_MEDIA_BUCKET } from './bucket.ts';
 import { ownObjectPath, readOwnObject } from './own-object.ts';
 
 // A post's media_urls, downloaded (media-fetch.ts) into the organization's folder of the
-// social-media bucket, in the order given: everything or nothing. One refused or failed URL
-// removes the files already stored and fails with a validation_error naming the URL and why, so
-// the write that asked for them can fail whole. Downloads run one at a time: a video may be 1 GB,
-// and only one is held in memory at once. The caller inserts the rows (social_post_media) and,
-// should that fail, calls discardMedia with what this returned.
+// social-media bucket: everything or nothing. One refused or failed URL cancels the downloads still
+// running, removes the files already stored and fails with a validation_error naming the URL and
+// why, so the write that asked for them can fail whole. The downloads run side by side, at most
+// `concurrency` at once (each holds its file in memory, a video up to 1 GB), under one deadline
+// for all of them (`options.timeoutMs`): ten slow URLs cost one deadline, not ten. The caller
+// inserts the rows (social_post_media) and, should that fail, calls discardMedia with what this
+// returned.
 
 export type ImportedMedia = {
   /** 0-based, the order of media_urls. */
@@ -38,7 +40,10 @@ export type MediaImportDeps = {
   /** The service's own address: object URLs on it are read from the store (own-object.ts). */
   publicUrl?: string;
   fetch?: typeof fetchMedia;
-  options: Omit<MediaFetchOptions, 'maxBytes'> & { maxBytes?: number };
+  /** `timeoutMs` is the deadline of the whole import. */
+  options: Omit<MediaFetchOptions, 'maxBytes' | 'signal'> & { maxBytes?: number };
+  /** Downloads at once (MEDIA_FETCH_CONCURRENCY); 1 by default. */
+  concurrency?: number;
 };
 
 const EXTENSIONS: Record<string, string> = {
@@ -55,37 +60,68 @@ export async function importMediaUrls(
   organizationId: string,
   urls: string[],
 ): Promise<ImportedMedia[]> {
-  const download = deps.fetch ?? fetchMedia;
+  const cancel = new AbortController();
+  const deadline = AbortSignal.timeout(deps.options.timeoutMs);
+  const signal = AbortSignal.any([cancel.signal, deadline]);
   const stored: ImportedMedia[] = [];
-  for (const [position, url] of urls.entries()) {
-    try {
-      const own = ownObjectPath(url, deps.publicUrl);
-      const media = own
-        ? await readOwnObject(deps.storage, organizationId, url, own)
-        : await download(url, { maxBytes: MAX_MEDIA_BYTES, ...deps.options });
-      const path = `${organizationId}/posts/${randomUUID()}.${EXTENSIONS[media.mimeType] ?? 'bin'}`;
-      const key = `${SOCIAL_MEDIA_BUCKET}/${path}`;
-      await deps.storage.put(key, media.bytes, media.mimeType);
-      stored.push({
-        position,
-        sourceUrl: url,
-        path,
-        key,
-        mimeType: media.mimeType,
-        kind: media.kind,
-        size: media.bytes.length,
-        ...(media.width !== undefined ? { width: media.width, height: media.height } : {}),
-      });
-    } catch (err) {
-      await discardMedia(deps.storage, stored);
-      if (!(err instanceof MediaFetchError)) throw err;
-      throw validationError(
-        [{ path: `media_urls.${position}`, message: `${url}: ${err.reason}` }],
-        `media_urls[${position}] could not be used: ${err.reason}`,
-      );
+  let failure: { position: number; url: string; err: unknown } | undefined;
+  let next = 0;
+  // Each lane takes the next URL until none is left or one has failed; a file stored after a
+  // failure is still recorded, so that it is removed with the others.
+  const lane = async () => {
+    while (!failure && next < urls.length) {
+      const position = next++;
+      const url = urls[position] as string;
+      try {
+        stored.push(await importOne(deps, organizationId, url, position, signal));
+      } catch (err) {
+        if (failure) continue; // cancelled by the first failure: that one is the answer
+        failure = { position, url, err };
+        cancel.abort();
+      }
     }
-  }
-  return stored;
+  };
+  const lanes = Math.max(1, Math.min(deps.concurrency ?? 1, urls.length));
+  await Promise.all(Array.from({ length: lanes }, lane));
+  if (!failure) return stored.sort((a, b) => a.position - b.position);
+  await discardMedia(deps.storage, stored);
+  const { position, url, err } = failure;
+  if (!(err instanceof MediaFetchError)) throw err;
+  const reason = deadline.aborted
+    ? `not fetched within ${deps.options.timeoutMs} ms, the time allowed for all of a post’s media`
+    : err.reason;
+  throw validationError(
+    [{ path: `media_urls.${position}`, message: `${url}: ${reason}` }],
+    `media_urls[${position}] could not be used: ${reason}`,
+  );
+}
+
+async function importOne(
+  deps: MediaImportDeps,
+  organizationId: string,
+  url: string,
+  position: number,
+  signal: AbortSignal,
+): Promise<ImportedMedia> {
+  const own = ownObjectPath(url, deps.publicUrl);
+  const media = own
+    ? await readOwnObject(deps.storage, organizationId, url, own)
+    : await (deps.fetch ?? fetchMedia)(url, { maxBytes: MAX_MEDIA_BYTES, ...deps.options, signal });
+  // A file read after the import was given up is not stored: the failure's answer is on its way.
+  if (signal.aborted) throw new MediaFetchError(url, 'cancelled');
+  const path = `${organizationId}/posts/${randomUUID()}.${EXTENSIONS[media.mimeType] ?? 'bin'}`;
+  const key = `${SOCIAL_MEDIA_BUCKET}/${path}`;
+  await deps.storage.put(key, media.bytes, media.mimeType);
+  return {
+    position,
+    sourceUrl: url,
+    path,
+    key,
+    mimeType: media.mimeType,
+    kind: media.kind,
+    size: media.bytes.length,
+    ...(media.width !== undefined ? { width: media.width, height: media.height } : {}),
+  };
 }
 
 /** Removes imported files whose post was not written after all. */

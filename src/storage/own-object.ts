@@ -1,6 +1,6 @@
 import { type FetchedMedia, MediaFetchError } from '../platform/media-fetch.ts';
 import { imageSize, maxBytesOf, SNIFF_BYTES, sniffMedia } from '../platform/media-type.ts';
-import type { ObjectStore } from '../platform/storage/object-store.ts';
+import { InvalidKeyError, type ObjectStore, objectKey } from '../platform/storage/object-store.ts';
 import { SOCIAL_MEDIA_BUCKET } from './bucket.ts';
 
 // A media URL of this service's own bucket names a file already here, uploaded with storage-js
@@ -43,7 +43,7 @@ export async function readOwnObject(
   path: string,
 ): Promise<FetchedMedia> {
   const object = path.startsWith(`${organizationId}/`)
-    ? await storage.get(`${SOCIAL_MEDIA_BUCKET}/${path}`)
+    ? await storage.get(ownKey(url, `${SOCIAL_MEDIA_BUCKET}/${path}`))
     : null;
   if (!object)
     throw new MediaFetchError(url, 'no such file in your organization’s folder of the social-media bucket');
@@ -64,4 +64,21 @@ export async function readOwnObject(
     finalUrl: url,
     ...(type.kind === 'image' ? imageSize(object.bytes, type.mimeType) : undefined),
   };
+}
+
+/**
+ * The store's key, or a refusal naming the URL: a path with `..`, empty segments, backslashes or
+ * control characters (`..%2f`, `%00`, `//`, `%5c`) names no object anywhere, and is the caller's
+ * mistake to hear about (400), not a fault of the service.
+ */
+function ownKey(url: string, key: string): string {
+  try {
+    return objectKey(key);
+  } catch (err) {
+    if (!(err instanceof InvalidKeyError)) throw err;
+    throw new MediaFetchError(
+      url,
+      'not a valid file path in the social-media bucket (no empty, "." or ".." segments, backslashes or control characters)',
+    );
+  }
 }

@@ -28,6 +28,10 @@ export function verifyObjectUrl(key: Buffer, token: string, objectKey: string, n
   const [body, signature, ...rest] = token.split('.');
   if (!body || !signature || rest.length) throw invalidSignature();
   const given = Buffer.from(signature, 'base64url');
+  // One spelling only, the one issued: Node's decoder also takes base64's `+`, `/` and `=`, and
+  // ignores the spare bits of the last character, so several strings decode to one signature.
+  // A token that is not the canonical base64url of its own bytes was not issued here.
+  if (given.toString('base64url') !== signature) throw invalidSignature();
   const expected = mac(key, body);
   // Constant time: how much of a forged signature matched must not show in the answer's timing.
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalidSignature();

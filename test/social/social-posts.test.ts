@@ -22,6 +22,9 @@ const FILES: Record<string, Uint8Array> = {
 };
 let page: string;
 let seq = 0;
+// Requests to /hang/… are never answered: the media import's deadline and cancellation.
+const hanging = { open: 0, most: 0, started: 0 };
+let allClosed: () => void = () => {};
 
 const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
 const posts = (s: Session, method: string, body?: unknown, query = '') =>
@@ -43,6 +46,14 @@ async function connectPage(s: Session) {
 beforeAll(async () => {
   // A local media server, allowed as the development setting allows one.
   media = createServer((req, res) => {
+    if (req.url?.startsWith('/hang/')) {
+      hanging.started++;
+      hanging.most = Math.max(hanging.most, ++hanging.open);
+      req.on('close', () => {
+        if (--hanging.open === 0) allClosed();
+      });
+      return;
+    }
     const file = FILES[req.url ?? ''];
     res.writeHead(file ? 200 : 404, { 'content-type': 'image/jpeg' });
     res.end(file);
@@ -50,7 +61,11 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => media.listen(0, '127.0.0.1', resolve));
   const host = `127.0.0.1:${(media.address() as AddressInfo).port}`;
   origin = `http://${host}`;
-  svc = await startTestService({ WORKER: 'off', MEDIA_FETCH_ALLOW_HOSTS: host });
+  svc = await startTestService({
+    WORKER: 'off',
+    MEDIA_FETCH_ALLOW_HOSTS: host,
+    MEDIA_FETCH_TIMEOUT_MS: '1500',
+  });
   owner = await signUp(svc, 'Calendar shop');
   await setPlan(svc, owner, 'starter');
   page = await connectPage(owner);
@@ -195,6 +210,163 @@ describe('media', () => {
     }
     expect(await count()).toBe(0);
     expect(await files(owner)).toEqual(before);
+  });
+});
+
+describe('media_urls of the service’s own bucket with a path that names no file', () => {
+  const spellings = ['..%2fx.png', 'x%00.png', '/x.png', '%5c.png'];
+  const bad = (s: Session) =>
+    spellings.map((tail) => `${svc.url}/storage/v1/object/social-media/${orgOf(s)}/${tail}`);
+
+  it('are refused with 400 naming the URL, at /functions/v1/social-posts and by the MCP tools', async () => {
+    const before = await files(owner);
+    const agent = await mcpClient(svc, (await agentToken(svc, owner, ['write'])).token);
+    try {
+      for (const url of bad(owner)) {
+        const r = await posts(owner, 'POST', { platform: 'facebook', message: 'Own', media_urls: [url] });
+        expect(r.status, url).toBe(400);
+        expect(r.json.error).toBe('validation_error');
+        expect(r.json.details.issues[0]).toMatchObject({ path: 'media_urls.0' });
+        expect(r.json.details.issues[0].message).toContain(url);
+
+        const made = await tool(agent, 'svc_create_social_post', {
+          platform: 'facebook',
+          message: 'Own',
+          media_urls: [url],
+        });
+        expect(made.isError, url).toBe(true);
+        expect(made.body).toMatchObject({ error: 'validation_error' });
+        expect(made.body.details.issues[0].message).toContain(url);
+      }
+      const draft = await posts(owner, 'POST', { platform: 'facebook', message: 'To edit' });
+      for (const url of bad(owner)) {
+        const r = await posts(owner, 'PATCH', { id: draft.json.id, media_urls: [url] });
+        expect(r.status, url).toBe(400);
+        expect(r.json.details.issues[0].message).toContain(url);
+        const edited = await tool(agent, 'svc_update_social_post', { id: draft.json.id, media_urls: [url] });
+        expect(edited.body).toMatchObject({ error: 'validation_error' });
+      }
+    } finally {
+      await agent.close();
+    }
+    expect(await files(owner)).toEqual(before);
+  });
+});
+
+describe('slow media_urls', () => {
+  const slow = (n: number) => Array.from({ length: n }, (_, i) => `${origin}/hang/${seq}-${i}.jpg`);
+  const closed = () =>
+    new Promise<void>((resolve) => {
+      allClosed = resolve;
+      if (hanging.open === 0) resolve();
+    });
+
+  it('share one deadline: ten that never answer are fetched side by side, refused together, nothing kept', async () => {
+    const before = await files(owner);
+    Object.assign(hanging, { most: 0, started: 0 });
+    const urls = slow(10);
+    const r = await posts(owner, 'POST', { platform: 'facebook', message: 'Slow', media_urls: urls });
+    expect(r.status).toBe(400);
+    expect(r.json.error).toBe('validation_error');
+    expect(r.json.details.issues[0].message).toMatch(/not fetched within 1500 ms, the time allowed for all/);
+    // Several downloads were open at once (MEDIA_FETCH_CONCURRENCY, 4 by default), not one by one.
+    expect(hanging.most).toBe(4);
+    // Those not yet started when the deadline passed never start; those open are cut.
+    expect(hanging.started).toBe(4);
+    await closed();
+    expect(await files(owner)).toEqual(before);
+    const made = await svc.services.db.query('select 1 from social_posts where message = $1', ['Slow']);
+    expect(made).toEqual([]);
+  });
+
+  it('one refused URL cancels the downloads still running and answers at once, naming it', async () => {
+    const before = await files(owner);
+    Object.assign(hanging, { most: 0, started: 0 });
+    const [a, b, c] = slow(3);
+    const urls = [a, b, `${origin}/shirt.jpg`, `${origin}/missing.jpg`, c];
+    const r = await posts(owner, 'POST', { platform: 'facebook', message: 'Cancelled', media_urls: urls });
+    expect(r.status).toBe(400);
+    expect(r.json.details.issues[0]).toMatchObject({ path: 'media_urls.3' });
+    expect(r.json.details.issues[0].message).toContain('HTTP 404');
+    // The two open downloads were cancelled by the failure, not left to the deadline.
+    expect(r.json.details.issues[0].message).not.toMatch(/within/);
+    await closed();
+    expect(await files(owner)).toEqual(before);
+  });
+});
+
+describe('links', () => {
+  const scripts = [
+    'javascript:alert(document.cookie)',
+    'JavaScript:alert(1)',
+    'java\tscript:alert(1)',
+    'data:text/html,<script>alert(1)</script>',
+    'vbscript:msgbox(1)',
+    'ftp://files.example.com/a',
+  ];
+
+  it('only http(s) addresses are links: functions and MCP tools refuse anything else with 400', async () => {
+    const agent = await mcpClient(svc, (await agentToken(svc, owner, ['write'])).token);
+    const draft = await posts(owner, 'POST', {
+      platform: 'facebook',
+      message: 'Linked',
+      link: 'https://shop.example.com/sale',
+    });
+    expect(draft.status).toBe(201);
+    expect(draft.json.link).toBe('https://shop.example.com/sale');
+    try {
+      for (const link of scripts) {
+        const made = await posts(owner, 'POST', { platform: 'facebook', message: 'Script', link });
+        expect(made.status, link).toBe(400);
+        expect(made.json.details.issues).toEqual([
+          expect.objectContaining({
+            path: 'link',
+            message: expect.stringMatching(/http:\/\/ or https:\/\//),
+          }),
+        ]);
+        const edited = await posts(owner, 'PATCH', { id: draft.json.id, link });
+        expect(edited.status, link).toBe(400);
+        const viaTool = await tool(agent, 'svc_create_social_post', {
+          platform: 'facebook',
+          message: 'x',
+          link,
+        });
+        expect(viaTool.isError, link).toBe(true);
+        expect(JSON.stringify(viaTool.body)).toMatch(/http:\/\/ or https:\/\//);
+        const toolEdit = await tool(agent, 'svc_update_social_post', { id: draft.json.id, link });
+        expect(toolEdit.isError, link).toBe(true);
+      }
+    } finally {
+      await agent.close();
+    }
+    const [kept] = await svc.services.db.query<{ link: string }>(
+      'select link from social_posts where id = $1',
+      [draft.json.id],
+    );
+    expect(kept?.link).toBe('https://shop.example.com/sale');
+    const scripted = await svc.services.db.query('select 1 from social_posts where message = $1', ['Script']);
+    expect(scripted).toEqual([]);
+  });
+
+  it('the database refuses such a link on any other path (the service role at /rest/v1)', async () => {
+    for (const link of ['javascript:alert(1)', 'data:text/html,x', ' https://padded.example.com']) {
+      const r = await call(svc, 'POST', '/rest/v1/social_posts', {
+        token: svc.serviceRoleKey,
+        body: { organization_id: orgOf(owner), platform: 'facebook', message: 'Service', link },
+      });
+      expect(r.status, link).toBe(400);
+      expect(r.json.code).toBe('23514');
+    }
+    const ok = await call(svc, 'POST', '/rest/v1/social_posts', {
+      token: svc.serviceRoleKey,
+      body: {
+        organization_id: orgOf(owner),
+        platform: 'facebook',
+        message: 'Service',
+        link: 'http://a.example',
+      },
+    });
+    expect(ok.status).toBe(201);
   });
 });
 

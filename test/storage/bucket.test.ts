@@ -169,6 +169,36 @@ describe('the social-media bucket through @supabase/storage-js', () => {
     expect((await fetch(url.replace(/token=.*/, 'token='))).status).toBe(401);
   });
 
+  it('accepts a signed URL only in the base64url spelling it was issued in', async () => {
+    const path = `${aliceOrg}/signed/spelling.png`;
+    expect((await bucketOf(alice.access_token).upload(path, png(4, 4))).error).toBeNull();
+    // A signature with both `-` and `_`, so that each rewrite below changes the text.
+    const key = svc.services.secrets.derive('storage-signed-url');
+    let token = '';
+    for (let s = 60; !/-.*_|_.*-/.test(token.split('.')[1] ?? ''); s++)
+      token = signObjectUrl(key, `social-media/${path}`, new Date(Date.now() + s * 1000));
+    const url = (t: string) =>
+      `${svc.url}/storage/v1/object/sign/social-media/${path}?token=${encodeURIComponent(t)}`;
+    expect((await fetch(url(token))).status).toBe(200);
+
+    const [body, sig] = token.split('.') as [string, string];
+    // 32 bytes are 43 characters: the last carries 2 spare bits, which a lenient decoder ignores.
+    const last = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const spare = last[last.indexOf(sig.at(-1) as string) ^ 1] as string;
+    const respelled = [
+      `${body}.${sig.replaceAll('-', '+')}`,
+      `${body}.${sig.replaceAll('_', '/')}`,
+      `${body}.${sig.replaceAll('-', '+').replaceAll('_', '/')}=`,
+      `${body}.${sig}=`,
+      `${body}.${sig.slice(0, -1)}${spare}`,
+    ];
+    for (const t of respelled) {
+      const res = await fetch(url(t));
+      expect(res.status, t).toBe(401);
+      expect(await res.json()).toMatchObject({ error: 'unauthorized', code: 'InvalidSignature' });
+    }
+  });
+
   it("never shows another organization's objects: missing to read, empty to list, refused to write", async () => {
     const path = `${aliceOrg}/private/plan.png`;
     expect((await bucketOf(alice.access_token).upload(path, png())).error).toBeNull();

@@ -80,7 +80,7 @@ describe('importMediaUrls', () => {
     ['/page', /not a JPEG, PNG, GIF or WebP image/, {}],
     ['/missing.png', /answered HTTP 404/, {}],
     ['/to-loopback', /127\.0\.0\.1:1 is not a public internet address/, {}],
-    ['/hang', /no complete answer within 300 ms/, { timeoutMs: 300 }],
+    ['/hang', /not fetched within 300 ms, the time allowed for all of a post’s media/, { timeoutMs: 300 }],
     ['/a.png', /larger than 1500 bytes/, { maxBytes: 1500 }],
   ])('fails whole on %s, naming it, and leaves no file behind', async (bad, reason, options) => {
     // Two that are stored first (small enough for every cap), then the one refused.

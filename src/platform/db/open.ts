@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Config } from '../../config.ts';
+import { tightenTree } from '../private-dir.ts';
 import type { Database } from './database.ts';
 import { openPostgres } from './pg.ts';
 import { openPglite } from './pglite.ts';
@@ -10,5 +11,16 @@ export async function openDatabase(
 ): Promise<Database> {
   if (config.databaseUrl)
     return openPostgres(config.databaseUrl, config.databasePoolSize, config.databaseReadConnections);
-  return openPglite(path.join(config.dataDir, 'pglite'));
+  // PGlite chmods the files it makes to 0666 whatever the umask: made private again once they
+  // exist and once it has closed (platform/private-dir.ts).
+  const dir = path.join(config.dataDir, 'pglite');
+  const db = await openPglite(dir);
+  tightenTree(dir);
+  return {
+    ...db,
+    async close() {
+      await db.close();
+      tightenTree(dir);
+    },
+  };
 }
