@@ -138,6 +138,13 @@ const schema = z.object({
   WORKER_SUPERVISE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   // How often a worker sweeps for messages, webhook events and posts whose job is gone or failed.
   WORKER_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  // The daily connection check (docs/jobs.md "Connection health"): its UTC hour, how many days
+  // before an Instagram token ends it is refreshed, how many accounts are asked at once. With
+  // META_APP_ID (the secret is META_APP_SECRET), Meta tokens are inspected with debug_token.
+  CONNECTION_CHECK_HOUR_UTC: z.coerce.number().int().min(0).max(23).default(4),
+  CONNECTION_REFRESH_DAYS: z.coerce.number().int().min(1).max(50).default(7),
+  CONNECTION_CHECK_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(4),
+  META_APP_ID: z.string().regex(/^\d+$/, 'Meta app ids are digits').optional(),
 });
 
 export type Config = {
@@ -225,6 +232,14 @@ export type Config = {
     emailWindowSeconds: number;
     maxPerIp: number;
     ipWindowSeconds: number;
+  };
+  /** The daily connection check (src/jobs/check-connections.ts). */
+  connectionCheck: {
+    hourUtc: number;
+    refreshDays: number;
+    concurrency: number;
+    /** `{META_APP_ID}|{META_APP_SECRET}` for debug_token; unset without both. */
+    metaAppToken: string | undefined;
   };
 };
 
@@ -371,6 +386,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       emailWindowSeconds: e.RECOVER_EMAIL_WINDOW_SECONDS,
       maxPerIp: e.RECOVER_MAX_PER_IP,
       ipWindowSeconds: e.RECOVER_IP_WINDOW_SECONDS,
+    },
+    connectionCheck: {
+      hourUtc: e.CONNECTION_CHECK_HOUR_UTC,
+      refreshDays: e.CONNECTION_REFRESH_DAYS,
+      concurrency: e.CONNECTION_CHECK_CONCURRENCY,
+      metaAppToken: e.META_APP_ID && e.META_APP_SECRET ? `${e.META_APP_ID}|${e.META_APP_SECRET}` : undefined,
     },
   };
 }
