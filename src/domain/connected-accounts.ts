@@ -54,12 +54,13 @@ export type ConnectedAccount = {
   provider: Provider;
   external_id: string;
   name: string | null;
-  status: 'connected' | 'disconnected';
+  status: 'connected' | 'needs_reconnect' | 'disconnected';
   has_webhook_secret: boolean;
   created_by: string | null;
   disconnected_at: Date | null;
   created_at: Date;
   updated_at: Date;
+  needs_reconnect_reason: string | null;
 };
 
 /** An account with its secrets opened. The secrets are not enumerable: JSON and logs skip them. */
@@ -70,8 +71,9 @@ export type AccountWithSecrets = ConnectedAccount & {
 
 // What any caller may see of an account, from the table the view reads.
 const COLUMNS = `a.organization_id, a.id, a.provider, a.external_id, a.name,
-  case when a.disconnected_at is null then 'connected' else 'disconnected' end as status,
-  a.has_webhook_secret, a.created_by, a.disconnected_at, a.created_at, a.updated_at`;
+  case when a.disconnected_at is not null then 'disconnected'
+       when a.needs_reconnect_at is not null then 'needs_reconnect' else 'connected' end as status,
+  a.has_webhook_secret, a.created_by, a.disconnected_at, a.created_at, a.updated_at, a.needs_reconnect_reason`;
 
 /** What a sealed secret is bound to: a copy in another row, organization or column does not open. */
 export const secretContext = (

@@ -24,7 +24,11 @@ const AccountSchema = z
     provider: z.enum(PROVIDERS),
     external_id: z.string(),
     name: z.string().nullable(),
-    status: z.enum(['connected', 'disconnected']),
+    status: z.enum(['connected', 'needs_reconnect', 'disconnected']),
+    needs_reconnect_reason: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Why the account must be connected again, in the provider’s words' }),
     has_webhook_secret: z.boolean(),
     created_by: z.uuid().nullable(),
     disconnected_at: z.string().nullable(),
@@ -40,6 +44,7 @@ const accountJson = (a: ConnectedAccount) => ({
   external_id: a.external_id,
   name: a.name,
   status: a.status,
+  needs_reconnect_reason: a.needs_reconnect_reason,
   has_webhook_secret: a.has_webhook_secret,
   created_by: a.created_by,
   disconnected_at: a.disconnected_at && iso(a.disconnected_at),
