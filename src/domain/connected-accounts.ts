@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import type { Proof, ProofInput } from '../channels/account-proof.ts';
 import type { Principal } from '../platform/db/database.ts';
 import { alreadyExists, notFound, type PgError } from '../platform/errors.ts';
 import type { Deps } from './deps.ts';
@@ -9,7 +10,7 @@ import { requireCurrentOrg, requireOrgAdmin } from './organizations.ts';
 // The outside accounts an organization talks through (migrations/0016_conversations.sql). Takes
 // the caller's principal and plain input; gives out accounts without their secrets. Secrets are
 // sealed here before they reach the database and opened only for the sending and receiving code
-// (accountForSending, accountByExternalId), whose answers keep them out of JSON and logs.
+// (accountForSending, accountById, claimsOf), whose answers keep them out of JSON and logs.
 
 export const PROVIDERS = ['whatsapp', 'facebook', 'instagram', 'shopify'] as const;
 export type Provider = (typeof PROVIDERS)[number];
@@ -60,6 +61,11 @@ export type ConnectedAccount = {
   disconnected_at: Date | null;
   created_at: Date;
   updated_at: Date;
+  /** When the provider last confirmed the token acts for the account, and how (migrations/0030_account_proof.sql). */
+  verified_at: Date | null;
+  verified_by: 'oauth' | 'token' | null;
+  token_expires_at: Date | null;
+  checked_at: Date | null;
   needs_reconnect_reason: string | null;
 };
 
@@ -73,7 +79,8 @@ export type AccountWithSecrets = ConnectedAccount & {
 const COLUMNS = `a.organization_id, a.id, a.provider, a.external_id, a.name,
   case when a.disconnected_at is not null then 'disconnected'
        when a.needs_reconnect_at is not null then 'needs_reconnect' else 'connected' end as status,
-  a.has_webhook_secret, a.created_by, a.disconnected_at, a.created_at, a.updated_at, a.needs_reconnect_reason`;
+  a.has_webhook_secret, a.created_by, a.disconnected_at, a.created_at, a.updated_at,
+  a.verified_at, a.verified_by, a.token_expires_at, a.checked_at, a.needs_reconnect_reason`;
 
 /** What a sealed secret is bound to: a copy in another row, organization or column does not open. */
 export const secretContext = (
@@ -110,57 +117,91 @@ const liveKeyTaken = (e: unknown) =>
   (e as PgError).code === '23505' && (e as PgError).constraint === 'connected_accounts_live_key';
 
 /**
- * Connects an account (owners and admins). Connecting one this organization disconnected before
- * revives that row with the new secrets, so its conversations stay attached. A (provider,
- * external_id) connected anywhere else is 409 duplicate, decided by the unique index (race-proof)
- * and naming no other organization.
+ * Connects an account (owners and admins) once the provider has proven that the token acts for
+ * it (`prove`, src/channels/account-proof.ts, called outside any transaction). Another
+ * organization's claim on the same account never changes the answer (docs/decisions.md "Who
+ * receives an account's deliveries").
  */
 export async function connectAccount(
   deps: Pick<Deps, 'db' | 'secrets'>,
   principal: Principal,
   input: z.input<typeof NewConnectedAccount>,
+  prove: (input: ProofInput) => Promise<Proof>,
 ): Promise<ConnectedAccount> {
   const a = parseInput(NewConnectedAccount, input);
+  // Who may connect is decided before the provider is asked: a member must not learn from the
+  // answers which tokens act for which accounts.
+  await deps.db.asPrincipal(
+    principal,
+    async (tx) => {
+      await requireCurrentOrg(tx);
+      await requireOrgAdmin(tx, 'Only owners and admins may connect accounts');
+    },
+    { readOnly: true },
+  );
+  const proof = await prove(a);
+  return saveProof(deps, principal, proof, a.name);
+}
+
+/**
+ * Stores a proven account for the caller's organization (owners and admins): a new one, or one
+ * this organization has, live (a reconnect: fresh token, needs_reconnect cleared) or disconnected
+ * (revived with its conversations). Only this organization's rows are read or written, so the
+ * answer is the same whether or not another organization has the account. Exported for the
+ * sign-in flows, which prove through OAuth instead of a pasted token.
+ */
+export async function saveProof(
+  deps: Pick<Deps, 'db' | 'secrets'>,
+  principal: Principal,
+  proof: Proof,
+  /** The name the person gave; else a reconnect keeps the account's, and a new one takes the provider's. */
+  name?: string,
+): Promise<ConnectedAccount> {
   return deps.db.asPrincipal(principal, async (tx) => {
     const org = await requireCurrentOrg(tx);
     await requireOrgAdmin(tx, 'Only owners and admins may connect accounts');
-    const duplicate = (existingId?: string) =>
-      alreadyExists(`This ${a.provider} account is already connected`, {
-        provider: a.provider,
-        external_id: a.external_id,
-        ...(existingId ? { existing_id: existingId } : {}),
-      });
-    // Row-level security shows this organization's rows only: which of them match, live or not.
-    const mine = await tx.query<{ id: string; live: boolean }>(
-      `select a.id, a.disconnected_at is null as live from app.connected_accounts a
-        where a.provider = $1 and a.external_id = $2 order by a.disconnected_at desc nulls first, a.id`,
-      [a.provider, a.external_id],
+    // Row-level security shows this organization's rows only: the live one first, else the
+    // most recently disconnected.
+    const [mine] = await tx.query<{ id: string }>(
+      `select a.id from app.connected_accounts a where a.provider = $1 and a.external_id = $2
+        order by a.disconnected_at desc nulls first, a.id limit 1`,
+      [proof.provider, proof.external_id],
     );
-    const live = mine.find((m) => m.live);
-    if (live) throw duplicate(live.id);
-    const id = mine[0]?.id ?? randomUUID();
-    const token = deps.secrets.seal(a.access_token, secretContext(org, id, 'access_token'));
+    const id = mine?.id ?? randomUUID();
+    const token = deps.secrets.seal(proof.access_token, secretContext(org, id, 'access_token'));
     const hook =
-      a.webhook_secret && deps.secrets.seal(a.webhook_secret, secretContext(org, id, 'webhook_secret'));
+      proof.webhook_secret &&
+      deps.secrets.seal(proof.webhook_secret, secretContext(org, id, 'webhook_secret'));
+    const proven = [proof.verified_by, proof.token_expires_at];
     try {
-      const [row] = mine[0]
+      const [row] = mine
         ? await tx.query<ConnectedAccount>(
-            `update app.connected_accounts a set name = coalesce($2, a.name), access_token_encrypted = $3,
-                    webhook_secret_encrypted = $4, disconnected_at = null, disconnected_by = null
-              where a.id = $1 and a.disconnected_at is not null returning ${COLUMNS}`,
-            [id, a.name ?? null, token, hook ?? null],
+            `update app.connected_accounts a set name = coalesce($2, a.name, $7), access_token_encrypted = $3,
+                    webhook_secret_encrypted = $4, disconnected_at = null, disconnected_by = null,
+                    verified_at = now(), verified_by = $5, token_expires_at = $6, checked_at = now(),
+                    needs_reconnect_at = null, needs_reconnect_reason = null
+              where a.id = $1 returning ${COLUMNS}`,
+            [id, name ?? null, token, hook ?? null, ...proven, proof.name],
           )
         : await tx.query<ConnectedAccount>(
             `insert into app.connected_accounts as a (organization_id, id, provider, external_id, name,
-                    access_token_encrypted, webhook_secret_encrypted, created_by)
-             values ($1, $2, $3, $4, $5, $6, $7, auth.uid()) returning ${COLUMNS}`,
-            [org, id, a.provider, a.external_id, a.name ?? null, token, hook ?? null],
+                    access_token_encrypted, webhook_secret_encrypted, created_by, verified_at, verified_by,
+                    token_expires_at, checked_at)
+             values ($1, $2, $3, $4, $5, $6, $7, auth.uid(), now(), $8, $9, now()) returning ${COLUMNS}`,
+            [org, id, proof.provider, proof.external_id, name ?? proof.name, token, hook ?? null, ...proven],
           );
-      // A concurrent request of this organization revived it first.
-      if (!row) throw duplicate(id);
+      if (!row) throw notFound('connected account');
       return row;
     } catch (e) {
-      if (liveKeyTaken(e)) throw duplicate();
+      // Two connects of this organization raced: the other one connected it first.
+      if (liveKeyTaken(e))
+        throw alreadyExists(
+          `This ${proof.provider} account is being connected by another request; try again`,
+          {
+            provider: proof.provider,
+            external_id: proof.external_id,
+          },
+        );
       throw e;
     }
   });
@@ -244,22 +285,42 @@ export async function routeOf(
 ): Promise<{ organization_id: string; id: string } | null> {
   const [row] = await deps.db.query<{ organization_id: string; id: string }>(
     `select a.organization_id, a.id from app.connected_accounts a
-      where a.provider = $1 and a.external_id = $2 and a.disconnected_at is null`,
+      where a.provider = $1 and a.external_id = $2 and ${RECEIVES} order by ${NEWEST_PROOF} limit 1`,
     [provider, externalId],
   );
   return row ?? null;
 }
 
+// Who receives an account's deliveries (docs/decisions.md): live and proven claims only, a healthy
+// one before one needing reconnect, then the newest proof (connected_accounts_route_idx).
+const RECEIVES = 'a.disconnected_at is null and a.verified_at is not null';
+const NEWEST_PROOF = '(a.needs_reconnect_at is null) desc, a.verified_at desc, a.id';
+
 /**
- * The connected account an inbound webhook is addressed to, with its secrets (service path: the
- * webhook names no organization; the account decides it). Null when none is connected.
+ * The live, proven claims on an account with their secrets, in the order deliveries prefer them
+ * (service path: a Shopify delivery names no organization; the claim whose secret verifies its
+ * signature receives it). Empty when none is connected.
  */
+export async function claimsOf(
+  deps: Pick<Deps, 'db' | 'secrets'>,
+  provider: Provider,
+  externalId: string,
+): Promise<AccountWithSecrets[]> {
+  const rows = await deps.db.query<SealedRow>(
+    `select ${SEALED} from app.connected_accounts a
+      where a.provider = $1 and a.external_id = $2 and ${RECEIVES} order by ${NEWEST_PROOF} limit 20`,
+    [provider, externalId],
+  );
+  return rows.map((row) => opened(deps, row));
+}
+
+/** The claim that receives an account's deliveries, with its secrets; null when none does. */
 export async function accountByExternalId(
   deps: Pick<Deps, 'db' | 'secrets'>,
   provider: Provider,
   externalId: string,
 ): Promise<AccountWithSecrets | null> {
-  return liveAccount(deps, 'a.provider = $1 and a.external_id = $2', [provider, externalId]);
+  return (await claimsOf(deps, provider, externalId))[0] ?? null;
 }
 
 /** A live account by its key with its secrets (service path: the publisher and metrics jobs). */

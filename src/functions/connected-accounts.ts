@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { proveAccount } from '../channels/account-proof.ts';
 import { requireScope } from '../domain/agent-keys.ts';
 import {
   type ConnectedAccount,
@@ -25,15 +26,16 @@ const AccountSchema = z
     external_id: z.string(),
     name: z.string().nullable(),
     status: z.enum(['connected', 'needs_reconnect', 'disconnected']),
-    needs_reconnect_reason: z
-      .string()
-      .nullable()
-      .openapi({ description: 'Why the account must be connected again, in the provider’s words' }),
     has_webhook_secret: z.boolean(),
     created_by: z.uuid().nullable(),
     disconnected_at: z.string().nullable(),
     created_at: z.string(),
     updated_at: z.string(),
+    verified_at: z.string().nullable(),
+    verified_by: z.enum(['oauth', 'token']).nullable(),
+    token_expires_at: z.string().nullable(),
+    checked_at: z.string().nullable(),
+    needs_reconnect_reason: z.string().nullable(),
   })
   .openapi('ConnectedAccount');
 
@@ -44,12 +46,16 @@ const accountJson = (a: ConnectedAccount) => ({
   external_id: a.external_id,
   name: a.name,
   status: a.status,
-  needs_reconnect_reason: a.needs_reconnect_reason,
   has_webhook_secret: a.has_webhook_secret,
   created_by: a.created_by,
   disconnected_at: a.disconnected_at && iso(a.disconnected_at),
   created_at: iso(a.created_at),
   updated_at: iso(a.updated_at),
+  verified_at: a.verified_at && iso(a.verified_at),
+  verified_by: a.verified_by,
+  token_expires_at: a.token_expires_at && iso(a.token_expires_at),
+  checked_at: a.checked_at && iso(a.checked_at),
+  needs_reconnect_reason: a.needs_reconnect_reason,
 });
 
 const list = createRoute({
@@ -66,9 +72,13 @@ const connect = createRoute({
   summary: 'Connect a WhatsApp number, Facebook Page, Instagram account or Shopify shop (owners and admins)',
   description:
     '`external_id` is the WhatsApp phone number id, the Page id, the Instagram professional account id or the ' +
-    'shop domain. The secrets are encrypted at rest and never returned. Shopify needs `webhook_secret` (the ' +
-    'app’s secret). One (provider, external_id) is connected in at most one organization: otherwise 409 ' +
-    '`duplicate`. Connecting again an account this organization disconnected reconnects it with its history.',
+    'shop domain. Before anything is stored the provider is asked whether the token acts for that id (WhatsApp: ' +
+    'the phone number read with it; Facebook: `/me` is the Page; Instagram: `/me` is the account), and the app is ' +
+    'subscribed to the account’s webhooks. 403 `account_not_verified` names the check that failed; 502 ' +
+    '`provider_error` when the provider could not be asked or refused the subscription (nothing is stored). ' +
+    'Connecting an account this organization already has refreshes its token (a reconnect); one it disconnected ' +
+    'comes back with its history. Other organizations’ accounts never change the answer. The secrets are ' +
+    'encrypted at rest and never returned; Shopify needs `webhook_secret` (the app’s secret).',
   request: jsonBody(
     z.object({
       provider: z.enum(PROVIDERS),
@@ -78,7 +88,7 @@ const connect = createRoute({
       webhook_secret: z.string().optional(),
     }),
   ),
-  responses: { 201: jsonResponse(AccountSchema, 'Connected'), ...errorResponses(400, 401, 403, 409) },
+  responses: { 201: jsonResponse(AccountSchema, 'Connected'), ...errorResponses(400, 401, 403, 409, 502) },
 });
 
 const disconnect = createRoute({
@@ -100,7 +110,9 @@ export function connectedAccounts(s: Services) {
     })
     .openapi(connect, async (c) => {
       // The domain validates the body (limits and the Shopify rule); the route only types it.
-      const account = await connectAccount(s, c.get('principal'), c.req.valid('json'));
+      const account = await connectAccount(s, c.get('principal'), c.req.valid('json'), (input) =>
+        proveAccount(s.config.graph, input),
+      );
       return c.json(accountJson(account), 201);
     })
     .openapi(disconnect, async (c) => {

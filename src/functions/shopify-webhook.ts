@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { bodyDigest } from '../channels/meta-signature.ts';
 import { isShopifyOrderTopic, readShopifyOrder } from '../channels/shopify-order.ts';
 import { verifyShopifySignature } from '../channels/shopify-signature.ts';
-import { accountByExternalId } from '../domain/connected-accounts.ts';
+import { claimsOf } from '../domain/connected-accounts.ts';
 import { storeDelivery } from '../domain/webhook-events.ts';
 import { unauthorized, validationError } from '../platform/errors.ts';
 import { errorResponses, jsonResponse, newRouter } from '../platform/http/openapi.ts';
@@ -40,13 +40,15 @@ export function shopifyWebhook(s: Services) {
     await limit(c);
     const raw = new Uint8Array(await c.req.arrayBuffer());
     const shop = c.req.header('x-shopify-shop-domain')?.trim().toLowerCase() ?? '';
-    const account = shop ? await accountByExternalId(s, 'shopify', shop) : null;
-    const signed = verifyShopifySignature(
-      raw,
-      c.req.header('x-shopify-hmac-sha256'),
-      account?.webhook_secret ?? DECOY_SECRET,
+    // Several organizations may claim one shop; the delivery belongs to the claim whose secret
+    // signed it (newest proof first), so a claim with someone else's secret never takes it.
+    const claims = shop ? await claimsOf(s, 'shopify', shop) : [];
+    const hmac = c.req.header('x-shopify-hmac-sha256');
+    const account = claims.find(
+      (a) => a.webhook_secret && verifyShopifySignature(raw, hmac, a.webhook_secret),
     );
-    if (!account?.webhook_secret || !signed) throw unauthorized(NOT_SIGNED);
+    if (!claims.length) verifyShopifySignature(raw, hmac, DECOY_SECRET);
+    if (!account) throw unauthorized(NOT_SIGNED);
 
     const topic = c.req.header('x-shopify-topic')?.trim() ?? '';
     if (!/^[a-z_]+\/[a-z_]+$/.test(topic))

@@ -6,7 +6,7 @@ import {
 } from '../channels/graph-client.ts';
 import { refusedHere } from '../channels/graph-errors.ts';
 import type { Config } from '../config.ts';
-import { accountByExternalId } from '../domain/connected-accounts.ts';
+import { accountById } from '../domain/connected-accounts.ts';
 import { markNeedsReconnect, reasonSentence } from '../domain/connection-health.ts';
 import type { Deps, MessagingChannel } from '../domain/deps.ts';
 import { deliveryFor } from '../domain/messaging-window.ts';
@@ -36,6 +36,7 @@ export type Delivery =
 type Pending = MessageRow & {
   channel: MessagingChannel;
   provider: 'whatsapp' | 'facebook' | 'instagram';
+  account_id: string;
   external_id: string;
   recipient: string | null;
   last_inbound_at: string | null;
@@ -192,16 +193,17 @@ const providerError = (f: GraphFailure) => ({ ...f.error, http_status: f.status,
 async function call(deps: DeliverDeps, m: Pending): Promise<GraphResult> {
   // The token is known not to work: fail now, with nothing sent to Meta and no retries.
   if (m.needs_reconnect) return refusedHere('account_needs_reconnect', m.needs_reconnect);
-  let account: Awaited<ReturnType<typeof accountByExternalId>>;
+  let account: Awaited<ReturnType<typeof accountById>>;
   try {
-    account = await accountByExternalId(deps, m.provider, m.external_id);
+    // The message's own account, by its key: other organizations may have the same Page or number
+    // connected with their own tokens.
+    account = await accountById(deps, m.organization_id, m.account_id);
   } catch (err) {
     // Sealed under another key (a worker without the shared SECRETS_KEY): no retry will open it.
     if (err instanceof SecretError) return refusedHere('secrets_key_mismatch', err.message);
     throw err;
   }
-  if (!account || account.id !== m.account_id)
-    return refusedHere('account_disconnected', 'The sending account was disconnected');
+  if (!account) return refusedHere('account_disconnected', 'The sending account was disconnected');
   if (!m.recipient) return refusedHere('no_recipient', `The contact has no ${m.channel} id`);
   let humanAgent = false;
   if (m.type !== 'template') {

@@ -302,3 +302,11 @@ export const methodNotAllowed = (allowed: string[], message: string) =>
 /** `e` with `headers` added (a refusal's challenge); headers `e` brings itself win. */
 export const withHeaders = (e: AppError, headers: Record<string, string>) =>
   new AppError(e.status, e.code, e.message, e.details, e.extra, { ...headers, ...e.headers });
+
+/** The provider says the caller's token cannot act for the account it names (a connect). */
+export const accountNotVerified = (message: string, details: ErrorDetails) =>
+  new AppError(403, 'account_not_verified', message, details);
+
+/** The provider could not be asked, or failed on its side: nothing was done; try again later. */
+export const providerFailed = (message: string, details: ErrorDetails) =>
+  new AppError(502, 'provider_error', message, details);

@@ -1,10 +1,11 @@
 // Connected accounts over real HTTP (functions/v1/connected-accounts, /rest/v1) and through the
 // domain functions the sender and the webhook receiver call. What this file protects: who may
-// list, connect and disconnect; one live (provider, external_id) across the whole service; another
+// list, connect and disconnect; one live (provider, external_id) per organization; another
 // tenant's id looks missing; and no secret ever leaves: not in an answer, not in a log line, not
 // through /rest/v1, not even as plaintext in the database.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { proveAccount } from '../../src/channels/account-proof.ts';
 import {
   accountByExternalId,
   accountForSending,
@@ -80,6 +81,11 @@ describe('connecting', () => {
         'provider',
         'status',
         'updated_at',
+        'verified_at',
+        'verified_by',
+        'token_expires_at',
+        'checked_at',
+        'needs_reconnect_reason',
       ].sort(),
     );
     expect(r.json).toMatchObject({
@@ -91,7 +97,10 @@ describe('connecting', () => {
       created_by: owner.user.id,
       organization_id: orgOf(owner),
       disconnected_at: null,
+      verified_by: 'token',
+      needs_reconnect_reason: null,
     });
+    expect(Date.parse(r.json.verified_at)).toBeGreaterThan(Date.now() - 60_000);
 
     for (const t of [owner.access_token, memberToken, readAgent]) {
       const list = await fn('GET', t);
@@ -142,34 +151,41 @@ describe('connecting', () => {
   });
 });
 
-describe('one live (provider, external_id) across the service', () => {
-  it('is 409 duplicate in another organization, naming no one, and in the same one with the existing id', async () => {
+describe('one live (provider, external_id) per organization', () => {
+  it('another organization connects the same account as if no one had it; connecting again here is a reconnect', async () => {
     const externalId = phoneId();
     const first = await connect(owner.access_token, { external_id: externalId });
     expect(first.status).toBe(201);
     const elsewhere = await connect(other.access_token, { external_id: externalId });
-    expect(elsewhere.status).toBe(409);
-    expect(elsewhere.json).toMatchObject({
-      error: 'duplicate',
-      details: { provider: 'whatsapp', external_id: externalId },
-    });
+    expect(elsewhere.status).toBe(201);
+    expect(elsewhere.json.id).not.toBe(first.json.id);
     expect(JSON.stringify(elsewhere.json)).not.toContain(first.json.id);
     expect(JSON.stringify(elsewhere.json)).not.toContain(orgOf(owner));
-    const again = await connect(owner.access_token, { external_id: externalId });
-    expect(again.status).toBe(409);
-    expect(again.json.details.existing_id).toBe(first.json.id);
+    const token = secret('fresh');
+    const again = await connect(owner.access_token, { external_id: externalId, access_token: token });
+    expect(again.status).toBe(201);
+    expect(again.json).toMatchObject({ id: first.json.id, status: 'connected', verified_by: 'token' });
+    expect(Date.parse(again.json.verified_at)).toBeGreaterThanOrEqual(Date.parse(first.json.verified_at));
+    expect((await accountForSending(svc.services, ownerOf(owner), first.json.id))?.access_token).toBe(token);
     // The same id on another provider is another account.
     expect(
       (await connect(other.access_token, { external_id: externalId, provider: 'instagram' })).status,
     ).toBe(201);
   });
 
-  it('lets exactly one of two organizations racing for the same account win', async () => {
+  it('two organizations connecting one account at once each end with exactly one live claim', async () => {
     const externalId = phoneId();
     const results = await Promise.all(
       [owner, other, owner, other].map((s) => connect(s.access_token, { external_id: externalId })),
     );
-    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
+    // A connect of the same organization in flight may answer 409 (try again); never one of another.
+    for (const r of results) expect([201, 409]).toContain(r.status);
+    const live = await svc.services.db.query<{ organization_id: string }>(
+      `select organization_id from app.connected_accounts
+        where provider = 'whatsapp' and external_id = $1 and disconnected_at is null`,
+      [externalId],
+    );
+    expect(live.map((r) => r.organization_id).sort()).toEqual([orgOf(owner), orgOf(other)].sort());
   });
 });
 
@@ -234,7 +250,7 @@ describe('secrets stay secret', () => {
       token: owner.access_token,
     });
     expect(rows.status).toBe(200);
-    expect(Object.keys(rows.json[0]).some((k) => /token|secret_enc|encrypted/.test(k))).toBe(false);
+    expect(Object.keys(rows.json[0]).some((k) => /access_token|secret_enc|encrypted/.test(k))).toBe(false);
     expect(rows.json[0]).toMatchObject({ id: a.json.id, has_webhook_secret: true, status: 'connected' });
     for (const column of ['access_token_encrypted', 'access_token', 'webhook_secret_encrypted']) {
       const asked = await call(svc, 'GET', `/rest/v1/connected_accounts?select=${column}`, {
@@ -283,12 +299,12 @@ describe('for the sending and receiving code', () => {
     const token = secret('send');
     const hook = secret('hook');
     const externalId = phoneId();
-    const account = await connectAccount(svc.services, ownerOf(owner), {
-      provider: 'whatsapp',
-      external_id: externalId,
-      access_token: token,
-      webhook_secret: hook,
-    });
+    const account = await connectAccount(
+      svc.services,
+      ownerOf(owner),
+      { provider: 'whatsapp', external_id: externalId, access_token: token, webhook_secret: hook },
+      proveAccount.bind(null, svc.services.config.graph),
+    );
     const opened = await accountForSending(svc.services, ownerOf(owner), account.id);
     expect(opened?.access_token).toBe(token);
     expect(opened?.webhook_secret).toBe(hook);

@@ -7,6 +7,7 @@ import type { MakeJob, MediaUrl } from '../../src/jobs/index.ts';
 import { type RunningService, startService } from '../../src/main.ts';
 import { openPostgres } from '../../src/platform/db/pg.ts';
 import { flushAccessLines } from '../../src/platform/log.ts';
+import { type FakeGraph, startFakeGraph } from '../fakes/graph/index.ts';
 import { type FreshDatabase, freshDatabase } from './db.ts';
 
 export type TestService = RunningService & {
@@ -20,6 +21,12 @@ export type TestService = RunningService & {
   /** The same lines, each parsed from its JSON. */
   // biome-ignore lint/suspicious/noExplicitAny: tests read whatever fields a line has
   logLines: () => any[];
+  /**
+   * The open fake Graph API (any token acts for any id) the service talks to when the test named
+   * no META_GRAPH_URL / META_INSTAGRAM_GRAPH_URL of its own, so connecting an account is proven
+   * without the test knowing; undefined when the test gave both.
+   */
+  openGraph: FakeGraph | undefined;
   stop(): Promise<void>;
 };
 
@@ -41,11 +48,14 @@ export async function startTestService(
   }: { dataDir?: string; now?: () => Date; jobs?: MakeJob[]; mediaUrl?: MediaUrl; databaseUrl?: string } = {},
 ): Promise<TestService> {
   const dir = dataDir ?? mkdtempSync(path.join(tmpdir(), 'svc-test-'));
+  // Connecting asks the provider (src/channels/account-proof.ts): never the real one from a test.
+  const openGraph = env.META_GRAPH_URL && env.META_INSTAGRAM_GRAPH_URL ? undefined : await startFakeGraph();
   const config: Config = loadConfig({
     PORT: '0',
     LOG_LEVEL: 'info',
     DATA_DIR: dir,
     BCRYPT_COST: '10',
+    ...(openGraph ? { META_GRAPH_URL: openGraph.url, META_INSTAGRAM_GRAPH_URL: openGraph.url } : {}),
     ...env,
   });
   const fresh = databaseUrl ? ownDatabase(databaseUrl) : await freshDatabase();
@@ -74,6 +84,7 @@ export async function startTestService(
     serviceRoleKey: service.services.keys.serviceRoleKey,
     dataDir: dir,
     databaseUrl: fresh.url,
+    openGraph,
     logs,
     logLines: () =>
       logs()
@@ -82,6 +93,7 @@ export async function startTestService(
         .map((l) => JSON.parse(l)),
     async stop() {
       await service.close();
+      await openGraph?.close();
       await fresh.drop();
       if (!dataDir) rmSync(dir, { recursive: true, force: true });
     },

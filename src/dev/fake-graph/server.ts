@@ -20,13 +20,21 @@ import {
   wamid,
 } from './faults.ts';
 import { createPublishing, type FakeObject, type PublishingOptions } from './publishing.ts';
+import { createTokens } from './tokens.ts';
 import { checkMessaging, checkWhatsApp } from './validate.ts';
 
 export type { FailKind, FakeChannel, Fault } from './faults.ts';
 export type { FakeObject } from './publishing.ts';
 
 /** A sender the fake knows: a phone number id, Page id or Instagram account id, and its token. */
-export type FakeGraphAccount = { token: string; channel: FakeChannel };
+export type FakeGraphAccount = {
+  token: string;
+  channel: FakeChannel;
+  /** A phone number's WhatsApp Business Account (tokens.ts: `waba-{id}` unless named). */
+  waba?: string;
+  /** The Page's name, the number's verified name or the Instagram username its reads answer. */
+  name?: string;
+};
 
 export type FakeGraphOptions = {
   port?: number;
@@ -82,6 +90,12 @@ export type FakeGraph = {
   failContainers(n: number, end: 'ERROR' | 'EXPIRED'): void;
   /** Insights (and Facebook's shares/comments counts) the fake answers for one object. */
   setInsights(id: string, values: Record<string, unknown>): void;
+  /** Every later call with this token fails with code 190, subcode 460 (the session was invalidated). */
+  revokeToken(token: string): void;
+  /** Every later call with this token fails with code 190, subcode 463 (expired). */
+  expireToken(token: string): void;
+  /** The webhook fields the app subscribed to on an account or WABA (subscribed_apps); null if none. */
+  subscriptions(id: string): string[] | null;
   /** Forgets requests, pending failures and published objects; latency and accounts return to the options'. */
   reset(): void;
   close(): Promise<void>;
@@ -97,6 +111,11 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
   let latencyMs = options.latencyMs ?? 0;
   let accounts = { ...options.accounts };
   const publishing = createPublishing(options);
+  const tokens = createTokens(
+    () => accounts,
+    !options.accounts,
+    (id) => publishing.ownerOf(id) !== null,
+  );
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const rawBody = await readBody(req);
@@ -146,6 +165,8 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
   /** Routing, token, body, then any failure a test asked for, then success. */
   const decide = (r: RecordedRequest): Fault | 'hang' | 'drop' | 'lost' => {
     if (!r.senderId) return graphError(400, 2500, `Unknown path components: ${r.path}`, 'OAuthException');
+    const asked = tokens.refusal(bearer(r)) ?? tokens.answer(r, bearer(r));
+    if (asked) return asked;
     if (!PATH.test(r.path)) return object(r);
     if (r.method !== 'POST') return unknownObject(r.senderId);
     const body = r.body && typeof r.body === 'object' ? (r.body as Record<string, unknown>) : null;
@@ -236,7 +257,11 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
     setAccount(id, account) {
       accounts[id] = account;
     },
+    revokeToken: (token) => tokens.revoke(token),
+    expireToken: (token) => tokens.expire(token),
+    subscriptions: (id) => tokens.subscriptions(id),
     reset() {
+      tokens.reset();
       requests.length = 0;
       failures = [];
       publishing.reset();
