@@ -76,6 +76,9 @@ export async function checkConnections(
   deps: Pick<JobDeps, 'config' | 'db' | 'log' | 'now' | 'secrets'>,
   { unverifiedOnly = false } = {},
 ): Promise<CheckReport> {
+  // MERGE (branch shopify): add `checkShopify` over shopify-admin.ts's checkShopifyToken(config.shopify,
+  // shop, token): {ok: true} → {state: 'ok', provesOwner: true, expiresAt: null}; {ok: false, reason}
+  // → {state: 'refused', reason}; a thrown 502 provider_error → {state: 'unknown', reason}.
   const config: CheckConfig = {
     ...deps.config.graph,
     appAccessToken: deps.config.connectionCheck.metaAppToken,
