@@ -26,8 +26,10 @@ const schema = z.object({
   // Brute-force guards on password login.
   LOGIN_MAX_PER_IP: int(60),
   LOGIN_IP_WINDOW_SECONDS: int(300),
-  LOGIN_MAX_FAILURES_PER_EMAIL: int(10),
-  LOGIN_EMAIL_WINDOW_SECONDS: int(900),
+  // The account's ceiling across all addresses (distributed guessing), higher and longer than the
+  // per-address lock below, so a stranger from one address cannot lock the owner out.
+  LOGIN_MAX_FAILURES_PER_EMAIL: int(100),
+  LOGIN_EMAIL_WINDOW_SECONDS: int(3600),
   SIGNUP_MAX_PER_IP: int(30),
   SIGNUP_IP_WINDOW_SECONDS: int(3600),
   // Spec section 8. Counters live in Redis when REDIS_URL is set, so processes share them.
@@ -138,6 +140,13 @@ const schema = z.object({
   WORKER_SUPERVISE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   // How often a worker sweeps for messages, webhook events and posts whose job is gone or failed.
   WORKER_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  // How long the MCP endpoint trusts its last look at an agent key: the bound on a revocation's
+  // reach when its notice is lost (docs/decisions.md, "Revocation reaches every process").
+  AGENT_KEY_RECHECK_SECONDS: z.coerce.number().int().min(1).max(60).default(5),
+  // Failed sign-ins per account from one client address before that address is locked out of
+  // that account (LOGIN_MAX_FAILURES_PER_EMAIL is the ceiling across all addresses).
+  LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP: int(10),
+  LOGIN_EMAIL_AND_IP_WINDOW_SECONDS: int(900),
   // The daily connection check (docs/jobs.md "Connection health"): its UTC hour, how many days
   // before an Instagram token ends it is refreshed, how many accounts are asked at once. With
   // META_APP_ID (the secret is META_APP_SECRET), Meta tokens are inspected with debug_token.
@@ -233,6 +242,10 @@ export type Config = {
     maxPerIp: number;
     ipWindowSeconds: number;
   };
+  /** How long the MCP endpoint remembers that an agent key is live (src/domain/key-check.ts). */
+  agentKeyRecheckSeconds: number;
+  /** Failed sign-ins per (account, client address) before that address is locked out of the account. */
+  loginPerEmailAndIp: { maxFailures: number; windowSeconds: number };
   /** The daily connection check (src/jobs/check-connections.ts). */
   connectionCheck: {
     hourUtc: number;
@@ -386,6 +399,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       emailWindowSeconds: e.RECOVER_EMAIL_WINDOW_SECONDS,
       maxPerIp: e.RECOVER_MAX_PER_IP,
       ipWindowSeconds: e.RECOVER_IP_WINDOW_SECONDS,
+    },
+    agentKeyRecheckSeconds: e.AGENT_KEY_RECHECK_SECONDS,
+    loginPerEmailAndIp: {
+      maxFailures: e.LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP,
+      windowSeconds: e.LOGIN_EMAIL_AND_IP_WINDOW_SECONDS,
     },
     connectionCheck: {
       hourUtc: e.CONNECTION_CHECK_HOUR_UTC,

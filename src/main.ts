@@ -6,6 +6,7 @@ import { createTokens } from './auth/jwt.ts';
 import { createPasswords } from './auth/password.ts';
 import { loadSigningKeys } from './auth/signing-keys.ts';
 import { type Config, resolvePublicUrl } from './config.ts';
+import { createKeyCheck, KEY_REVOKED_CHANNEL } from './domain/key-check.ts';
 import { createPlanCache } from './domain/plan-cache.ts';
 import { type MakeJob, type MediaUrl, startJobs } from './jobs/index.ts';
 import { lockDataDir } from './platform/data-dir-lock.ts';
@@ -135,6 +136,7 @@ export async function startService(
       passwords: await createPasswords(config.bcryptCost),
       limits: createLimits(config, { redis, prefix: config.redisPrefix }),
       plans: createPlanCache(db),
+      keyCheck: createKeyCheck(db, config.agentKeyRecheckSeconds * 1000),
       schema: await loadSchemaCache(db),
       log,
       mail: openMail(config, log),
@@ -143,12 +145,18 @@ export async function startService(
       now,
     };
     const schema = services.schema;
-    stopListening = await db.listen(SCHEMA_CHANNEL, () => {
+    const stopSchema = await db.listen(SCHEMA_CHANNEL, () => {
       reloadSchemaCache(db, schema).then(
         () => log.info({ relations: schema.size }, 'schema cache reloaded after a migration'),
         (err) => log.error({ err: { message: (err as Error).message } }, 'schema cache reload failed'),
       );
     });
+    stopListening = stopSchema;
+    // A key revoked through any process is refused by this one's MCP endpoint at once.
+    const stopKeys = await db.listen(KEY_REVOKED_CHANNEL, services.keyCheck.forgetAll);
+    stopListening = async () => {
+      await Promise.all([stopSchema(), stopKeys()]);
+    };
     http.bind(requestListener(services));
   } catch (err) {
     // Nothing half-started outlives a failed start.

@@ -4,6 +4,7 @@ import type { SessionDeps } from './auth/session.ts';
 import type { SigningKeys } from './auth/signing-keys.ts';
 import type { Config } from './config.ts';
 import type { Deps } from './domain/deps.ts';
+import type { KeyCheck } from './domain/key-check.ts';
 import type { PlanCache } from './domain/plan-cache.ts';
 import type { Database } from './platform/db/database.ts';
 import { apiCallsToday } from './platform/http/meter.ts';
@@ -17,7 +18,10 @@ import type { SchemaCache } from './rest/schema-cache.ts';
 
 export type Limits = {
   loginPerIp: Limiter;
+  /** The account's ceiling across all addresses (distributed guessing). */
   loginFailuresPerEmail: Limiter;
+  /** The lock of one address out of one account: a stranger's guesses never lock out the owner. */
+  loginFailuresPerEmailAndIp: Limiter;
   signupPerIp: Limiter;
   /** Recovery mails asked for an email (whether or not it has an account) and from an address. */
   recoverPerEmail: Limiter;
@@ -63,6 +67,8 @@ export type Services = {
   storage: ObjectStore;
   /** The wall clock for calendar rules computed here (the daily quota's UTC day); tests pass a fixed one. */
   now: () => Date;
+  /** Whether an agent token's key is still live, remembered briefly, forgotten on a revocation's notice. */
+  keyCheck: KeyCheck;
 };
 
 const MINUTE = 60;
@@ -77,6 +83,11 @@ export function createLimits(config: Config, store: LimitStore): Limits {
       'login-email',
       config.login.maxFailuresPerEmail,
       config.login.emailWindowSeconds,
+    ),
+    loginFailuresPerEmailAndIp: rule(
+      'login-email-ip',
+      config.loginPerEmailAndIp.maxFailures,
+      config.loginPerEmailAndIp.windowSeconds,
     ),
     signupPerIp: rule('signup-ip', config.signup.maxPerIp, config.signup.ipWindowSeconds),
     recoverPerEmail: rule('recover-email', config.recovery.maxPerEmail, config.recovery.emailWindowSeconds),

@@ -1,15 +1,14 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { fromZodIssues } from '../platform/errors.ts';
-import { addressKey } from '../platform/http/client-ip.ts';
 import { errorResponses, jsonResponse, newRouter } from '../platform/http/openapi.ts';
-import { rateLimited } from '../platform/rate-limit.ts';
 import type { Services } from '../services.ts';
 import { invalidCredentials } from './errors.ts';
+import { clearLoginFailures, countLoginAttempt } from './login-guard.ts';
 import { rotateRefreshToken } from './refresh-token.ts';
 import { Email, Password, SessionSchema } from './schemas.ts';
 import { startSession, type TokenResponse } from './session.ts';
-import { findUserByEmail, normalizeEmail } from './users.ts';
+import { findUserByEmail } from './users.ts';
 
 const PasswordGrant = z.object({ email: Email, password: Password });
 const RefreshGrant = z.object({ refresh_token: z.string().min(1).max(200) });
@@ -37,20 +36,13 @@ function parse<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
 async function passwordGrant(s: Services, c: Context, body: unknown): Promise<TokenResponse> {
   const { email, password } = parse(PasswordGrant, body);
   const ip = c.get('clientIp') as string;
-  const perIp = await s.limits.loginPerIp.hit(addressKey(ip));
-  if (!perIp.allowed) throw rateLimited(perIp.retryAfterSeconds, 'sign-in attempts from this address');
-  // Every attempt counts before the password is checked, so parallel guesses cannot slip past the
-  // lock, and a locked account is refused even the right password; a success clears the count.
-  const emailKey = normalizeEmail(email);
-  const perEmail = await s.limits.loginFailuresPerEmail.hit(emailKey);
-  if (!perEmail.allowed)
-    throw rateLimited(perEmail.retryAfterSeconds, 'failed sign-in attempts for this account');
+  await countLoginAttempt(s, email, ip);
 
   const user = await findUserByEmail(s.db, email);
   // An unknown email is checked against a dummy hash: it costs the same as a wrong password.
   const ok = await s.passwords.verify(password, user?.encrypted_password);
   if (!user || !ok) throw invalidCredentials();
-  await s.limits.loginFailuresPerEmail.reset(emailKey);
+  await clearLoginFailures(s, email, ip);
   return s.db.transaction((tx) =>
     startSession(s.sessions, tx, user, { ip, userAgent: c.req.header('user-agent') }),
   );

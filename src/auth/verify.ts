@@ -6,6 +6,7 @@ import { addressKey } from '../platform/http/client-ip.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import { rateLimited } from '../platform/rate-limit.ts';
 import type { Services } from '../services.ts';
+import { clearLoginFailures } from './login-guard.ts';
 import { consumeCode, consumeLinkToken } from './one-time-token.ts';
 import { allowedRedirect, withFragment } from './redirect.ts';
 import { Email, SessionSchema } from './schemas.ts';
@@ -88,7 +89,7 @@ async function redeem(
     });
   });
   // ...and whoever holds it may sign in again despite passwords guessed by others.
-  if (session) await s.limits.loginFailuresPerEmail.reset(session.user.email);
+  if (session) await clearLoginFailures(s, session.user.email, c.get('clientIp'));
   return session;
 }
 

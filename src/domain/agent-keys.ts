@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { type Database, type Principal, type Queryable, SERVICE } from '../platform/db/database.ts';
+import { type Principal, type Queryable, SERVICE } from '../platform/db/database.ts';
 import { forbidden, insufficientScope, invalidField, notFound } from '../platform/errors.ts';
 import type { Deps } from './deps.ts';
 import { requireCurrentOrg, requireOrgAdmin } from './organizations.ts';
@@ -260,26 +260,4 @@ export async function registerAgent(
       agentPlatform: input.agentPlatform,
     },
   );
-}
-
-/**
- * Whether an agent token's key is still active and unexpired, remembered for `ttlMs` (decisions.md:
- * at most 60 s), so revoking a key ends live tokens' access with a clear 401 without a lookup per
- * call. Row-level security checks the key on every request regardless (app.establish_context).
- */
-export function createKeyCheck(db: Database, ttlMs = 30_000) {
-  const known = new Map<string, { ok: boolean; until: number }>();
-  return async (keyId: string, organizationId: string): Promise<boolean> => {
-    const cacheKey = `${keyId}:${organizationId}`;
-    const hit = known.get(cacheKey);
-    if (hit && hit.until > Date.now()) return hit.ok;
-    const [row] = await db.query(
-      `select 1 from public.agent_api_keys
-        where id = $1::uuid and organization_id = $2::uuid and is_active and expires_at > now()`,
-      [keyId, organizationId],
-    );
-    if (known.size > 10_000) known.clear();
-    known.set(cacheKey, { ok: Boolean(row), until: Date.now() + ttlMs });
-    return Boolean(row);
-  };
 }

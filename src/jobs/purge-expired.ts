@@ -1,3 +1,4 @@
+import { purgeConnectStates } from '../domain/connect-state.ts';
 import { purgeExpired } from '../domain/retention.ts';
 import type { JobDefinition, JobPolicy } from '../platform/queue/queue.ts';
 import type { JobDeps } from './index.ts';
@@ -50,7 +51,15 @@ export function purgeExpiredJob(deps: JobDeps): JobDefinition<PurgeJob> {
         batchSize: deps.config.purge.batchSize,
         storage: deps.storage,
       });
-      deps.log.info({ job: { name: PURGE_JOB, day: job.data.day }, deleted: report }, 'retention purge done');
+      // Sign-in states are worthless once expired; kept a day so a late callback still says "expired".
+      const connectStates = await purgeConnectStates(deps);
+      deps.log.info(
+        {
+          job: { name: PURGE_JOB, day: job.data.day },
+          deleted: { ...report, connect_states: connectStates },
+        },
+        'retention purge done',
+      );
       return { status: 'done' };
     },
   };

@@ -1,6 +1,5 @@
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { createKeyCheck } from '../domain/agent-keys.ts';
 import { claimedOrganization, type Principal } from '../platform/db/database.ts';
 import {
   agentKeyGone,
@@ -41,7 +40,7 @@ function challenged(err: unknown): unknown {
 }
 
 /** Only an agent JWT opens the MCP server (spec 4.6, 5.4). */
-async function agentOf(s: Services, c: Context<AppEnv>, keyStillValid: ReturnType<typeof createKeyCheck>) {
+async function agentOf(s: Services, c: Context<AppEnv>) {
   const token = bearerToken(c);
   if (!token)
     throw unauthorized('Send an agent JWT as "Authorization: Bearer <token>"; get one from agent-auth');
@@ -55,7 +54,7 @@ async function agentOf(s: Services, c: Context<AppEnv>, keyStillValid: ReturnTyp
     );
   }
   const org = claimedOrganization(principal);
-  if (!org || !(await keyStillValid(principal.keyId, org))) throw agentKeyGone();
+  if (!org || !(await s.keyCheck.isLive(principal.keyId, org))) throw agentKeyGone();
   return principal as Agent;
 }
 
@@ -76,7 +75,6 @@ const callsIn = (body: unknown): number =>
 
 /** POST /functions/v1/mcp-server: MCP Streamable HTTP, JSON responses, no sessions. */
 export function mcpRoutes(s: Services) {
-  const keyStillValid = createKeyCheck(s.db);
   const policy = originPolicy(s.config, s.publicUrl);
   const app = newRouter();
   app.use('/mcp-server', async (c, next) => {
@@ -111,7 +109,7 @@ export function mcpRoutes(s: Services) {
   app.post('/mcp-server', async (c) => {
     let body: { value: unknown } | undefined;
     try {
-      const principal = await agentOf(s, c, keyStillValid).catch((err) => {
+      const principal = await agentOf(s, c).catch((err) => {
         throw challenged(err);
       });
       const text = await c.req.text();

@@ -48,6 +48,9 @@ beforeAll(async () => {
   };
   page = await connect('facebook', PAGE_ID, PAGE_TOKEN);
   ig = await connect('instagram', IG_ID, IG_TOKEN);
+  // Connecting asked each fake about its token (account-proof.ts): the sends start from none.
+  graph.reset();
+  instagramGraph.reset();
 });
 afterAll(async () => {
   await svc?.stop();

@@ -261,6 +261,7 @@ describe('the ceiling in SQL', () => {
     const free = await signUp(svc, 'Free Sender');
     const org = orgOf(free);
     const externalId = `9${process.pid}${++seq}`;
+    graph.setAccount(externalId, { token: 'tok', channel: 'whatsapp' });
     const r = await call(svc, 'POST', '/functions/v1/connected-accounts', {
       token: free.access_token,
       body: { provider: 'whatsapp', external_id: externalId, access_token: 'tok' },

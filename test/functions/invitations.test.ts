@@ -10,7 +10,8 @@ import { startTestService, type TestService, uniqueEmail } from '../helpers/serv
 const SITE = 'http://dashboard.example.test';
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ SITE_URL: SITE });
+  // More people sign up here than the default per-address limit lets one address.
+  svc = await startTestService({ SITE_URL: SITE, SIGNUP_MAX_PER_IP: '100' });
 });
 afterAll(() => svc?.stop());
 
@@ -343,6 +344,87 @@ describe('over /rest/v1', () => {
     expect(data).toEqual([]);
     const mineOnly = await rest(other).from('organization_invitations').select('organization_id');
     expect(mineOnly.data).toEqual([{ organization_id: orgOf(other) }]);
+  });
+
+  const expiresIn = (days: number) => new Date(Date.now() + days * DAY).toISOString();
+  const setExpiry = (who: Session | string, id: string, expires_at: string) =>
+    new PostgrestClient(`${svc.url}/rest/v1`, {
+      headers: {
+        apikey: svc.anonKey,
+        Authorization: `Bearer ${typeof who === 'string' ? who : who.access_token}`,
+      },
+    })
+      .from('organization_invitations')
+      .update({ expires_at })
+      .eq('id', id)
+      .select('expires_at, invited_by');
+
+  it('owners and admins extend an invitation up to 30 days ahead; the invitee can accept until then', async () => {
+    const owner = await signUp(svc, 'Late Starter Co');
+    const admin = await inviteAndAccept(svc, owner, await signUp(svc), 'admin');
+    const person = await signUp(svc);
+    const invited = await invite(owner, person.user.email);
+    const token = await tokenTo(person.user.email);
+
+    const later = expiresIn(21);
+    const extended = await setExpiry(owner, invited.json.id, later);
+    expect(extended.error).toBeNull();
+    expect(Date.parse(extended.data?.[0]?.expires_at)).toBe(Date.parse(later));
+    // The invitee sees the new date; the owner's list too.
+    expect((await mine(person)).json.data).toEqual([
+      expect.objectContaining({ id: invited.json.id, expires_at: new Date(later).toISOString() }),
+    ]);
+    // A later change of role keeps the date the owner chose, rather than cutting it to seven days.
+    const role = await rest(owner)
+      .from('organization_invitations')
+      .update({ role: 'admin' })
+      .eq('id', invited.json.id)
+      .select('expires_at');
+    expect(Date.parse(role.data?.[0]?.expires_at)).toBe(Date.parse(later));
+
+    // An expired invitation is brought back by an admin, and the mail already sent works again.
+    await svc.services.db.query(
+      "update organization_invitations set expires_at = now() - interval '1 second' where id = $1",
+      [invited.json.id],
+    );
+    expect((await answer(person, invited.json.id, 'accept', token)).status).toBe(404);
+    const revived = await setExpiry(admin, invited.json.id, expiresIn(2));
+    expect(revived.error).toBeNull();
+    expect((await roster(owner)).invitations).toEqual([
+      expect.objectContaining({ id: invited.json.id, status: 'pending' }),
+    ]);
+    expect((await answer(person, invited.json.id, 'accept', token)).status).toBe(200);
+  });
+
+  it('refuses an expiry in the past, past 30 days or malformed, and changes nothing for a member or another organization', async () => {
+    const owner = await signUp(svc, 'Firm Dates');
+    const member = await inviteAndAccept(svc, owner, await signUp(svc), 'member');
+    const invited = await invite(owner, uniqueEmail());
+    const before = invited.json.expires_at;
+    for (const when of [expiresIn(-1), expiresIn(31), 'next tuesday']) {
+      const r = await setExpiry(owner, invited.json.id, when);
+      expect(r.status).toBe(400);
+      expect(r.data).toBeNull();
+      if (when !== 'next tuesday') {
+        expect(r.error?.message).toBe(
+          "An invitation's expires_at must be in the future and at most 30 days from now",
+        );
+        expect(JSON.stringify(r.error)).not.toMatch(/organization_invitations|SQL|select/i);
+      }
+    }
+    // A member may not manage invitations; another organization cannot see this one.
+    expect((await setExpiry(member, invited.json.id, expiresIn(20))).data).toEqual([]);
+    const stranger = await signUp(svc, 'Far Away Ltd');
+    expect((await setExpiry(stranger, invited.json.id, expiresIn(20))).data).toEqual([]);
+    // Nor is the inviter anyone's choice.
+    const forged = await rest(owner)
+      .from('organization_invitations')
+      .update({ invited_by: stranger.user.id })
+      .eq('id', invited.json.id);
+    expect(forged.status).toBe(403);
+    expect((await roster(owner)).invitations).toEqual([
+      expect.objectContaining({ id: invited.json.id, expires_at: before, invited_by: owner.user.id }),
+    ]);
   });
 });
 

@@ -76,7 +76,7 @@ describe('an organization’s invitations', () => {
     expect(await as(fresh.db, t.owner.as, promote, [id])).toHaveLength(1);
   });
 
-  it('the writer is the inviter and the seven days run from the write: neither can be chosen', async () => {
+  it('the writer is the inviter; the expiry runs seven days from a write, or to a date within 30 days an owner or admin sets', async () => {
     const t = await seedTenant(fresh.db, 'i-forge');
     const email = `${unique('f')}@example.test`;
     const forged =
@@ -85,7 +85,7 @@ describe('an organization’s invitations', () => {
     const id = await invitationFor(t, email);
     const lengthen =
       "update organization_invitations set expires_at = now() + interval '10 years' where id = $1";
-    expect(await sqlstate(as(fresh.db, t.admin.as, lengthen, [id]))).toBe('42501');
+    expect(await sqlstate(as(fresh.db, t.admin.as, lengthen, [id]))).toBe('SV400');
     const read = async () =>
       (
         await fresh.db.query<{ invited_by: string; days: number }>(
@@ -100,6 +100,13 @@ describe('an organization’s invitations', () => {
     );
     await as(fresh.db, t.admin.as, "update organization_invitations set role = 'admin' where id = $1", [id]);
     expect(await read()).toEqual({ invited_by: t.admin.userId, days: 7 });
+    const extend =
+      "update organization_invitations set expires_at = now() + interval '20 days' where id = $1";
+    await as(fresh.db, t.owner.as, extend, [id]);
+    expect(await read()).toEqual({ invited_by: t.owner.userId, days: 20 });
+    // A later change never shortens the date chosen.
+    await as(fresh.db, t.admin.as, "update organization_invitations set role = 'member' where id = $1", [id]);
+    expect(await read()).toEqual({ invited_by: t.admin.userId, days: 20 });
   });
 
   it('another tenant sees, changes and withdraws nothing, and cannot invite into it', async () => {

@@ -222,7 +222,7 @@ describeBrowser('the inbox in the dashboard', () => {
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await shows(page.getByRole('alert').filter({ hasText: /Free plan includes no outbound messages/i }));
     expect(await page.getByLabel('Message', { exact: true }).inputValue()).toBe('Your order is ready');
-    expect(graph.requests.filter((r) => r.senderId === phoneId)).toEqual([]);
+    expect(graph.requests.filter((r) => r.senderId === phoneId && r.path.endsWith('/messages'))).toEqual([]);
     await expectCleanPage(page);
     await context.close();
   });

@@ -150,4 +150,24 @@ describeBrowser('connected accounts and webhook deliveries', () => {
     await expectCleanPage(page);
     await context.close();
   });
+
+  test('a token Facebook refuses: the owner reads what to do, and nothing is connected', async () => {
+    const owner = await signUp(svc, 'Refused token');
+    const token = `EAAG-revoked-${process.pid}`;
+    svc.openGraph?.revokeToken(token);
+    const { context, page } = await openPage(browser, DESKTOP, { expectedStatuses: [403] });
+    await signInToDashboard(svc, page, owner.user.email);
+    await goTo(page, 'Connected accounts');
+    await page.getByLabel('Provider').selectOption('facebook');
+    await page.getByLabel('Page id').fill('1081234567');
+    await page.getByLabel('Access token').fill(token);
+    await page.getByRole('button', { name: 'Connect account' }).click();
+    await shows(page.getByRole('alert'));
+    expect(await page.getByRole('alert').first().textContent()).toBe(
+      'Facebook says this token can’t act for Page 1081234567. Copy the Page’s token again, or use Connect with Facebook.',
+    );
+    await shows(page.getByText('No accounts connected yet'));
+    expect(await page.content()).not.toContain(token);
+    await context.close();
+  });
 });

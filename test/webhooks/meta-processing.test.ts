@@ -57,7 +57,14 @@ async function sentMessage(providerId: string | null, sentAt = 'now()') {
 }
 
 beforeAll(async () => {
-  graph = await startFakeGraph({ accounts: { [PHONE_ID]: { token: TOKEN, channel: 'whatsapp' } } });
+  // Connecting asks Graph whether the token acts for each account (account-proof.ts).
+  graph = await startFakeGraph({
+    accounts: {
+      [PHONE_ID]: { token: TOKEN, channel: 'whatsapp' },
+      [PAGE_ID]: { token: TOKEN, channel: 'messenger' },
+      [IG_ID]: { token: TOKEN, channel: 'instagram' },
+    },
+  });
   svc = await startTestService({
     ...META_ENV,
     META_GRAPH_URL: graph.url,
@@ -333,6 +340,7 @@ describe('plan ceilings', () => {
     const full = await signUp(svc, 'Full shop');
     const org = orgOf(full);
     const phone = '107777777777777';
+    graph.setAccount(phone, { token: TOKEN, channel: 'whatsapp' });
     await connect(full, 'whatsapp', phone);
     await svc.services.db.query(
       `insert into contacts (organization_id, email) select $1, 'c' || g || '@example.test' from generate_series(1, 50) g`,

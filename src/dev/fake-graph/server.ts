@@ -35,7 +35,13 @@ export type FakeGraphAccount = {
   waba?: string;
   /** The Page's name, the number's verified name or the Instagram username its reads answer. */
   name?: string;
+  /** More tokens that act for the same account: an agency's Page token beside the business's own. */
+  tokens?: string[];
 };
+
+/** Whether `token` acts for the account. */
+export const actsFor = (account: FakeGraphAccount, token: string) =>
+  account.token === token || (account.tokens?.includes(token) ?? false);
 
 export type FakeGraphOptions = {
   port?: number;
@@ -188,7 +194,7 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
     r.channel = channel;
     if (options.accounts && !account) return unknownObject(r.senderId);
     const token = bearer(r);
-    if (!token || (account && token !== account.token)) return invalidToken(channel);
+    if (!token || (account && !actsFor(account, token))) return invalidToken(channel);
     if (!body) return invalidParameter(channel, 'The request body must be JSON.');
     const problem = channel === 'whatsapp' ? checkWhatsApp(body) : checkMessaging(body, channel);
     if (problem) return invalidParameter(channel, problem);
@@ -219,7 +225,7 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
     r.channel = channel;
     r.senderId = ownerId;
     const token = bearer(r);
-    if (!token || (owner && token !== owner.token)) return invalidToken(channel);
+    if (!token || (owner && !actsFor(owner, token))) return invalidToken(channel);
     if (r.method === 'GET') {
       // Graph's paging links are absolute and carry the token, whichever way it came.
       const link = (q: Record<string, string>) =>

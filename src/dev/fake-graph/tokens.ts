@@ -10,7 +10,8 @@ import type { FakeChannel, Fault } from './faults.ts';
 import { graphError, unknownObject } from './faults.ts';
 
 /** The server's account shape (server.ts FakeGraphAccount). */
-type Account = { token: string; channel: FakeChannel; waba?: string; name?: string };
+type Account = { token: string; channel: FakeChannel; waba?: string; name?: string; tokens?: string[] };
+const acts = (a: Account, token: string) => a.token === token || (a.tokens?.includes(token) ?? false);
 type Request = {
   method: string;
   path: string;
@@ -20,7 +21,7 @@ type Request = {
 };
 
 /** The app the fake plays: debug_token names it, subscribed_apps lists it. */
-export const FAKE_APP = { id: '1234567890123456', name: 'Fake Graph App' };
+export const FAKE_APP = { id: '987654321098765', name: 'Fake Graph App' };
 
 // Graph's code 190 subcodes: 463 expired; 460 the session was invalidated (password changed, or the
 // person or Meta ended it), which is what a revoked token answers.
@@ -47,7 +48,7 @@ export function createTokens(
   const lastRead = new Map<string, { id: string; channel: FakeChannel }>();
   const subscriptions = new Map<string, string[]>();
 
-  const owned = (token: string) => Object.entries(accounts()).filter(([, a]) => a.token === token);
+  const owned = (token: string) => Object.entries(accounts()).filter(([, a]) => acts(a, token));
   const channelOf = (token: string): FakeChannel | null =>
     owned(token)[0]?.[1].channel ?? lastRead.get(token)?.channel ?? null;
   /** The token's own account for /me: Instagram when the fields ask for user_id, else a Page, else any. */
@@ -69,7 +70,7 @@ export function createTokens(
     const a = accounts()[id];
     if (open && !a) return { token, channel };
     if (!a) return unknownObject(id);
-    if (a.token !== token) return invalidToken(a.channel);
+    if (!acts(a, token)) return invalidToken(a.channel);
     return a;
   };
 
@@ -152,7 +153,9 @@ export function createTokens(
         ([pid, a]) => a.channel === 'whatsapp' && wabaOf(pid, a) === id,
       );
       const a = accounts()[id];
-      const allowed = wabaPhones.length ? wabaPhones.some(([, p]) => p.token === token) : a?.token === token;
+      const allowed = wabaPhones.length
+        ? wabaPhones.some(([, p]) => acts(p, token))
+        : a !== undefined && acts(a, token);
       if (!wabaPhones.length && !a) return unknownObject(id);
       if (!allowed) return graphError(403, 200, '(#200) Permissions error', 'OAuthException');
     }
@@ -180,7 +183,7 @@ export function createTokens(
     if (open && !phones.length && waba.startsWith('waba-'))
       return ok({ data: [describe(waba.slice(5), { token, channel: 'whatsapp' })] });
     if (!phones.length) return unknownObject(waba);
-    if (!phones.some(([, a]) => a.token === token)) return invalidToken('whatsapp');
+    if (!phones.some(([, a]) => acts(a, token))) return invalidToken('whatsapp');
     return ok({ data: phones.map(([id, a]) => describe(id, a)) });
   }
 

@@ -4,6 +4,7 @@ import { useSearchParams } from 'react-router';
 import { invoke } from '../../lib/api';
 import { ErrorNote } from '../../ui/ErrorNote';
 import { Field, Select } from '../../ui/Field';
+import { connectError } from './connect-errors';
 
 type Provider = 'whatsapp' | 'facebook' | 'instagram' | 'shopify';
 type Form = {
@@ -88,7 +89,7 @@ export function ConnectAccountForm() {
         }
         {...register('webhook_secret')}
       />
-      <ErrorNote error={connect.error} labels={LABELS} />
+      <ErrorNote error={connectError(connect.error)} labels={LABELS} />
       {connect.isSuccess && (
         <p role="status">
           Connected {connect.data.provider} {connect.data.external_id}.
