@@ -3,7 +3,7 @@ import { createGraphPublisher, type GraphPublisher } from '../channels/graph-pub
 import { type MediaItem, type PublishProgress, publishPost } from '../channels/graph-publish-flow.ts';
 import type { Config } from '../config.ts';
 import { accountById } from '../domain/connected-accounts.ts';
-import { markNeedsReconnect, reasonSentence, reconnectReason } from '../domain/connection-health.ts';
+import { reconnectReason } from '../domain/connection-health.ts';
 import {
   giveUpPublishing,
   PUBLISH_JOB,
@@ -122,7 +122,6 @@ export async function publishOnce(deps: PublishDeps, job: PublishJob): Promise<P
   const post = c.post;
   const key = [job.organization_id, job.post_id];
   let result: Awaited<ReturnType<typeof publishPost>>;
-  let provider: 'facebook' | 'instagram' = 'facebook';
   try {
     const account = post.account_id ? await accountById(deps, post.organization_id, post.account_id) : null;
     if (!account || (account.provider !== 'facebook' && account.provider !== 'instagram'))
@@ -134,7 +133,6 @@ export async function publishOnce(deps: PublishDeps, job: PublishJob): Promise<P
     // The token is known not to work: the post fails now, nothing is sent to Meta.
     const reconnect = await reconnectReason(deps.db, post.organization_id, account.id);
     if (reconnect) return fail(deps, key, refusal('account_needs_reconnect', reconnect.reason));
-    provider = account.provider;
     const media = mediaOf(deps, post);
     if (!media)
       return fail(
@@ -194,14 +192,6 @@ export async function publishOnce(deps: PublishDeps, job: PublishJob): Promise<P
     await release(deps.db, key);
     return { state: 'retry', error: result.error };
   }
-  // Meta's "invalid OAuth access token": the account needs a reconnect (docs/social.md).
-  if (result.error.code === 190 && post.account_id)
-    await markNeedsReconnect(
-      deps.db,
-      post.organization_id,
-      post.account_id,
-      reasonSentence(provider, result.error.message),
-    );
   return fail(deps, key, result);
 }
 
