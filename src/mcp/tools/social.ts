@@ -106,7 +106,7 @@ export const listSocialAccountsTool = defineTool({
   name: 'svc_list_social_accounts',
   title: 'List social accounts',
   description:
-    'The connected Facebook Pages and Instagram accounts posts go out on; a create’s account_id names one. status needs_reconnect: a person must connect it again (reason). Returns {accounts}.',
+    'The connected Facebook Pages and Instagram accounts posts go out on; a create’s account_id names one. Returns {accounts}.',
   scope: 'read',
   input: z.strictObject({}),
   output: z.object({ accounts: z.array(z.record(z.string(), z.unknown())) }),
