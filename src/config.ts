@@ -211,6 +211,12 @@ const schema = z.object({
   // How many of one post's media_urls download at once (docs/storage.md): each holds its file in
   // memory (a video up to 1 GB), so this bounds the memory one import takes.
   MEDIA_FETCH_CONCURRENCY: z.coerce.number().int().min(1).max(10).default(4),
+  // The daily connection check (docs/jobs.md "Connection health"): its UTC hour, how many days
+  // before an Instagram token ends it is refreshed, how many accounts are asked at once. With
+  // META_APP_ID (the secret is META_APP_SECRET), Meta tokens are inspected with debug_token.
+  CONNECTION_CHECK_HOUR_UTC: z.coerce.number().int().min(0).max(23).default(4),
+  CONNECTION_REFRESH_DAYS: z.coerce.number().int().min(1).max(50).default(7),
+  CONNECTION_CHECK_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(4),
 });
 
 export type Config = {
@@ -332,6 +338,14 @@ export type Config = {
   billingContact: string | undefined;
   /** How many of one post's media_urls download at once (src/storage/media-import.ts). */
   mediaImport: { concurrency: number };
+  /** The daily connection check (src/jobs/check-connections.ts). */
+  connectionCheck: {
+    hourUtc: number;
+    refreshDays: number;
+    concurrency: number;
+    /** `{META_APP_ID}|{META_APP_SECRET}` for debug_token; unset without both. */
+    metaAppToken: string | undefined;
+  };
 };
 
 export type BillingConfig = {
@@ -519,6 +533,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     billing: billingConfig(e),
     billingContact: e.BILLING_CONTACT,
     mediaImport: { concurrency: e.MEDIA_FETCH_CONCURRENCY },
+    connectionCheck: {
+      hourUtc: e.CONNECTION_CHECK_HOUR_UTC,
+      refreshDays: e.CONNECTION_REFRESH_DAYS,
+      concurrency: e.CONNECTION_CHECK_CONCURRENCY,
+      metaAppToken: e.META_APP_ID && e.META_APP_SECRET ? `${e.META_APP_ID}|${e.META_APP_SECRET}` : undefined,
+    },
   };
 }
 

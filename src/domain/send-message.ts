@@ -6,6 +6,7 @@ import { AppError, invalidField, notFound } from '../platform/errors.ts';
 import { type Logger, logFailure } from '../platform/log.ts';
 import type { Queue } from '../platform/queue/queue.ts';
 import { requireScope } from './agent-keys.ts';
+import { accountNeedsReconnect } from './connection-health.ts';
 import {
   CHANNELS,
   type Conversation,
@@ -200,8 +201,8 @@ async function recipient(
   v: z.output<typeof SendMessageInput>,
 ): Promise<Conversation> {
   if (v.conversation_id) {
-    const [row] = await tx.query<{ r: Conversation; live: boolean }>(
-      `select to_jsonb(v) as r, a.disconnected_at is null as live
+    const [row] = await tx.query<{ r: Conversation; live: boolean; account: SendingAccount }>(
+      `select to_jsonb(v) as r, a.disconnected_at is null as live, ${SENDING_ACCOUNT} as account
          from public.conversations v join public.connected_accounts a
            on a.organization_id = v.organization_id and a.id = v.account_id
         where v.organization_id = $1 and v.id = $2`,
@@ -211,6 +212,7 @@ async function recipient(
     if (row.r.channel !== v.channel)
       throw invalidField('channel', `This conversation runs over ${row.r.channel}, not ${v.channel}`);
     if (!row.live) throw notConnected(v.channel, 'The account of this conversation was disconnected');
+    refuseIfNeedsReconnect(row.account);
     return row.r;
   }
   if (v.to) {
@@ -251,9 +253,11 @@ async function recipient(
 
 /** The connected account that sends on `channel`: the one named, or the only one connected. */
 async function sendingAccount(tx: Queryable, org: string, channel: MessagingChannel, named?: string) {
-  const rows = await tx.query<{ id: string }>(
-    `select a.id from public.connected_accounts a
-      where a.organization_id = $1 and a.provider = $2 and a.status = 'connected'
+  // Accounts that need a reconnect are still the channel's: a send on one is refused by name
+  // (account_needs_reconnect), not answered as if nothing were connected.
+  const rows = await tx.query<{ id: string; account: SendingAccount }>(
+    `select a.id, ${SENDING_ACCOUNT} as account from public.connected_accounts a
+      where a.organization_id = $1 and a.provider = $2 and a.status <> 'disconnected'
         and ($3::uuid is null or a.id = $3::uuid)
       order by a.created_at, a.id limit 2`,
     [org, PROVIDER_OF[channel], named ?? null],
@@ -267,7 +271,25 @@ async function sendingAccount(tx: Queryable, org: string, channel: MessagingChan
         );
   if (rows.length > 1)
     throw invalidField('account_id', `Several ${PROVIDER_OF[channel]} accounts are connected: name one`);
-  return (rows[0] as { id: string }).id;
+  const row = rows[0] as { id: string; account: SendingAccount };
+  refuseIfNeedsReconnect(row.account);
+  return row.id;
+}
+
+type SendingAccount = {
+  id: string;
+  provider: string;
+  external_id: string;
+  name: string | null;
+  status: string;
+  reason: string | null;
+};
+const SENDING_ACCOUNT = `jsonb_build_object('id', a.id, 'provider', a.provider, 'external_id', a.external_id,
+  'name', a.name, 'status', a.status, 'reason', a.needs_reconnect_reason)`;
+
+/** A send on an account whose token stopped working is refused at once, naming the account. */
+function refuseIfNeedsReconnect(account: SendingAccount) {
+  if (account.status === 'needs_reconnect') throw accountNeedsReconnect(account);
 }
 
 const notConnected = (channel: MessagingChannel, message: string) =>

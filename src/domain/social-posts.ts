@@ -96,11 +96,20 @@ const notConfigured = (reason: 'no_connected_account' | 'module_unavailable') =>
     { reason },
   );
 
-type Account = { id: string; provider: 'facebook' | 'instagram'; external_id: string; name: string | null };
+type Account = {
+  id: string;
+  provider: 'facebook' | 'instagram';
+  external_id: string;
+  name: string | null;
+  /** connected, or needs_reconnect with the provider's reason (src/domain/connection-health.ts). */
+  status: string;
+  reason?: string;
+};
 
 async function socialAccounts(tx: Queryable): Promise<Account[]> {
   return tx.query<Account>(
-    `select a.id, a.provider, a.external_id, a.name from public.connected_accounts a
+    `select a.id, a.provider, a.external_id, a.name, a.status,
+            a.needs_reconnect_reason as reason from public.connected_accounts a
       where a.organization_id = app.current_org_id() and a.provider in ('facebook', 'instagram')
         and a.disconnected_at is null order by a.created_at, a.id`,
   );
@@ -396,7 +405,10 @@ export async function pageSocialPosts(
 }
 
 export async function listSocialAccounts(deps: SocialDeps, principal: Principal) {
-  return asSocial(deps, principal, 'read', async (_tx, accounts) => accounts);
+  // The reason only where there is one: agents read this every turn.
+  return asSocial(deps, principal, 'read', async (_tx, accounts) =>
+    accounts.map(({ reason, ...a }) => (reason ? { ...a, reason } : a)),
+  );
 }
 
 /** The IANA names this runtime knows (built once: the list has some 400 entries), and UTC. */

@@ -1,5 +1,6 @@
 import type { Principal } from '../platform/db/database.ts';
 import { agentKeyGone, forbidden } from '../platform/errors.ts';
+import { accountsNeedingReconnect } from './connection-health.ts';
 import type { Deps } from './deps.ts';
 import type { OrgPlan } from './plan-cache.ts';
 import { retentionNote } from './retention.ts';
@@ -38,13 +39,15 @@ function counter(used: number, limit: number | null, period: Period): Counter {
  * caller's own transaction; API calls from the daily counters.
  */
 export async function usageReport(deps: Pick<Deps, 'db' | 'plans' | 'apiCallsToday'>, principal: Principal) {
-  const [row] = await deps.db.asPrincipal(
+  const [[row], reconnect] = await deps.db.asPrincipal(
     principal,
-    (tx) =>
-      tx.query<{ org: string | null; role: string | null; plan: string; usage: Record<string, number> }>(
+    async (tx) => [
+      await tx.query<{ org: string | null; role: string | null; plan: string; usage: Record<string, number> }>(
         `select app.current_org_id() as org, app.org_role() as role, o.plan, app.current_usage() as usage
            from public.organizations o where o.id = app.current_org_id()`,
       ),
+      await accountsNeedingReconnect(tx),
+    ],
     { readOnly: true },
   );
   if (!row?.org && principal.kind === 'agent') throw agentKeyGone();
@@ -78,6 +81,13 @@ export async function usageReport(deps: Pick<Deps, 'db' | 'plans' | 'apiCallsTod
     const message = `${r.replaceAll('_', ' ')}: ${c.used} of ${c.limit} used (${c.percent}%)`;
     return [{ resource: r, used: c.used, limit: c.limit, percent: c.percent, message }];
   });
+  // An account whose token stopped working sends nothing until a person connects it again.
+  const accountWarnings = reconnect.map((a) => ({
+    resource: 'connected_account' as const,
+    account_id: a.id,
+    provider: a.provider,
+    message: `${a.provider} account ${a.name ?? a.external_id} needs to be connected again: ${a.reason ?? 'its token stopped working.'}`,
+  }));
   const next = plans.find((p) => p.rank === plan.rank + 1);
   const readOnly = !plan.limits.mcp_scopes.includes('write');
   const upgrade =
@@ -93,7 +103,7 @@ export async function usageReport(deps: Pick<Deps, 'db' | 'plans' | 'apiCallsTod
   return {
     plan: { slug: plan.slug, name: plan.name, price_usd: Number(plan.price_usd) },
     usage,
-    warnings,
+    warnings: [...warnings, ...accountWarnings],
     upgrade,
     retention: retentionNote(plan.limits.data_retention_days),
     generated_at: new Date().toISOString(),

@@ -22,13 +22,23 @@ const route = createRoute({
         plan: z.object({ slug: z.string(), name: z.string(), price_usd: z.number() }),
         usage: z.record(z.string(), Counter),
         warnings: z.array(
-          z.object({
-            resource: z.string(),
-            used: z.number(),
-            limit: z.number(),
-            percent: z.number(),
-            message: z.string(),
-          }),
+          z.union([
+            z.object({
+              resource: z.string(),
+              used: z.number(),
+              limit: z.number(),
+              percent: z.number(),
+              message: z.string(),
+            }),
+            z
+              .object({
+                resource: z.literal('connected_account'),
+                account_id: z.uuid(),
+                provider: z.string(),
+                message: z.string(),
+              })
+              .openapi({ description: 'An account whose token stopped working: a person must connect it again' }),
+          ]),
         ),
         upgrade: z.object({ recommended_plan: z.string(), reason: z.string() }).nullable(),
         retention: z

@@ -11,6 +11,7 @@ import type { Secrets } from '../platform/secrets.ts';
 import type { ObjectStore } from '../platform/storage/object-store.ts';
 import { billingGraceEndJob } from './billing-grace-end.ts';
 import { processBillingEventJob } from './process-billing-event.ts';
+import { checkConnectionsJob, checkUnverifiedAtStart, scheduleNextCheck } from './check-connections.ts';
 import { processWebhookEventJob } from './process-webhook-event.ts';
 import { publishSocialPostJob } from './publish-social-post.ts';
 import { pullSocialMetricsJob } from './pull-social-metrics.ts';
@@ -47,13 +48,18 @@ const JOBS: MakeJob[] = [
   pullSocialMetricsJob,
   processBillingEventJob,
   billingGraceEndJob,
+  checkConnectionsJob,
 ];
 
 /**
  * Recurring jobs: each makes sure its next run is in the queue, idempotently (a keyed enqueue), so
  * every worker calls it at start and only the first call of a period creates the job.
  */
-const SCHEDULES: ((deps: JobDeps) => Promise<void>)[] = [scheduleNextPurge];
+const SCHEDULES: ((deps: JobDeps) => Promise<void>)[] = [
+  scheduleNextPurge,
+  scheduleNextCheck,
+  checkUnverifiedAtStart,
+];
 
 /**
  * Opens the queue and registers every job (and `extra`, which tests pass). A worker (`work`) also

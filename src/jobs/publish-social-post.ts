@@ -3,6 +3,7 @@ import { createGraphPublisher, type GraphPublisher } from '../channels/graph-pub
 import { type MediaItem, type PublishProgress, publishPost } from '../channels/graph-publish-flow.ts';
 import type { Config } from '../config.ts';
 import { accountById } from '../domain/connected-accounts.ts';
+import { reconnectReason } from '../domain/connection-health.ts';
 import {
   giveUpPublishing,
   PUBLISH_JOB,
@@ -129,6 +130,9 @@ export async function publishOnce(deps: PublishDeps, job: PublishJob): Promise<P
         key,
         refusal('account_disconnected', 'The Facebook Page or Instagram account was disconnected'),
       );
+    // The token is known not to work: the post fails now, nothing is sent to Meta.
+    const reconnect = await reconnectReason(deps.db, post.organization_id, account.id);
+    if (reconnect) return fail(deps, key, refusal('account_needs_reconnect', reconnect.reason));
     const media = mediaOf(deps, post);
     if (!media)
       return fail(

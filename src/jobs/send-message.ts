@@ -7,6 +7,7 @@ import {
 import { refusedHere } from '../channels/graph-errors.ts';
 import type { Config } from '../config.ts';
 import { accountById } from '../domain/connected-accounts.ts';
+import { markNeedsReconnect, reasonSentence } from '../domain/connection-health.ts';
 import type { Deps, MessagingChannel } from '../domain/deps.ts';
 import { deliveryFor } from '../domain/messaging-window.ts';
 import type { MessageRow } from '../domain/send-message.ts';
@@ -39,6 +40,8 @@ type Pending = MessageRow & {
   external_id: string;
   recipient: string | null;
   last_inbound_at: string | null;
+  /** Why the account needs a reconnect (src/domain/connection-health.ts); null when it does not. */
+  needs_reconnect: string | null;
 };
 
 // Claims the message while it is queued and unclaimed (or its claim ran out), with what the call needs.
@@ -50,6 +53,8 @@ const CLAIM = `with claimed as (
 select to_jsonb(m) || jsonb_build_object(
     'channel', v.channel, 'provider', a.provider, 'external_id', a.external_id,
     'last_inbound_at', v.last_inbound_at,
+    'needs_reconnect', case when a.needs_reconnect_at is not null
+                            then coalesce(a.needs_reconnect_reason, 'Its token stopped working.') end,
     'recipient', case v.channel when 'whatsapp' then c.whatsapp_id when 'messenger' then c.facebook_psid
                                 else c.instagram_id end) as r
   from claimed m
@@ -91,6 +96,15 @@ export async function deliver(deps: DeliverDeps, job: SendJob): Promise<Delivery
     const message = await record(deps, job, 'error = $3', [JSON.stringify(providerError(result))]);
     return { state: 'retry', message: message ?? m, error: result.error };
   }
+  // Meta's "invalid OAuth access token": the account needs a reconnect from now on, so the next
+  // send fails at once instead of asking Meta again (docs/conversations.md "Connection health").
+  if (result.error.code === 190)
+    await markNeedsReconnect(
+      deps.db,
+      m.organization_id,
+      m.account_id as string,
+      reasonSentence(m.provider, result.error.message),
+    );
   return fail(deps, job, providerError(result));
 }
 
@@ -177,6 +191,8 @@ async function record(
 const providerError = (f: GraphFailure) => ({ ...f.error, http_status: f.status, transient: f.transient });
 
 async function call(deps: DeliverDeps, m: Pending): Promise<GraphResult> {
+  // The token is known not to work: fail now, with nothing sent to Meta and no retries.
+  if (m.needs_reconnect) return refusedHere('account_needs_reconnect', m.needs_reconnect);
   let account: Awaited<ReturnType<typeof accountById>>;
   try {
     // The message's own account, by its key: other organizations may have the same Page or number

@@ -3,6 +3,7 @@
 // and replayed; an admin sees deliveries but the replay is the owners'.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { checkConnections } from '../../src/jobs/check-connections.ts';
 import {
   DESKTOP,
   describeBrowser,
@@ -17,6 +18,8 @@ import {
   type TestPage,
 } from '../helpers/browser.ts';
 import { inviteAndAccept, orgOf, signUp } from '../helpers/http.ts';
+import { setPlan } from '../helpers/mcp.ts';
+import { connect } from '../helpers/send.ts';
 import type { TestService } from '../helpers/service.ts';
 import { deliver, fixture, META_ENV, processPending } from '../webhooks/meta.ts';
 
@@ -96,6 +99,39 @@ describeBrowser('connected accounts and webhook deliveries', () => {
       await context.close();
     });
   }
+
+  test('an account whose token stopped working: a banner on every page says why, and its Reconnect button leads to connecting it again, which clears it', async () => {
+    const pageId = `10834${process.pid}`;
+    const owner = await signUp(svc, 'Banner Shop');
+    await setPlan(svc, owner, 'starter'); // the social calendar is on paid plans
+    await connect(svc, owner, 'facebook', pageId, 'EAAG-banner-token-1');
+    svc.openGraph?.revokeToken('EAAG-banner-token-1');
+    await checkConnections(svc.services);
+
+    const { context, page } = await openPage(browser, DESKTOP);
+    await signInToDashboard(svc, page, owner.user.email);
+    const banner = page.getByRole('region', { name: 'Accounts to connect again' });
+    // Named as Meta names the Page (the fake: "Page <id>").
+    const flagged = new RegExp(`^The Facebook account .*${pageId} needs to be connected again\\.$`);
+    await shows(banner.getByText(flagged));
+    expect(await banner.textContent()).toContain('The session has been invalidated');
+    // Also where sends and posts fail.
+    for (const area of ['Inbox', 'Social calendar']) {
+      await goTo(page, area);
+      await shows(banner.getByText(flagged));
+    }
+    await expectCleanPage(page);
+    await banner.getByRole('link', { name: new RegExp(`^Reconnect Facebook account .*${pageId}$`) }).click();
+    await shows(page.getByRole('heading', { name: 'Connected accounts' }));
+    expect(await page.getByLabel('Provider').inputValue()).toBe('facebook');
+    await page.getByLabel('Page id').fill(pageId);
+    await page.getByLabel('Access token').fill('EAAG-banner-token-2');
+    await page.getByRole('button', { name: 'Connect account' }).click();
+    await shows(page.getByRole('status').filter({ hasText: `Connected facebook ${pageId}` }));
+    await eventually(() => banner.count()).toBe(0);
+    await expectCleanPage(page);
+    await context.close();
+  });
 
   test('an admin’s refused connection shows the service’s reasons and keeps the form', async () => {
     const owner = await signUp(svc, 'Refusals');

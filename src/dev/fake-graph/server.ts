@@ -21,6 +21,7 @@ import {
 } from './faults.ts';
 import { createOAuth, type FakeOAuthApps, type FakePerson } from './oauth.ts';
 import { createPublishing, type FakeObject, type PublishingOptions } from './publishing.ts';
+import { createRefresh } from './refresh.ts';
 import { createTokens } from './tokens.ts';
 import { checkMessaging, checkWhatsApp } from './validate.ts';
 
@@ -103,6 +104,8 @@ export type FakeGraph = {
   /** Insights (and Facebook's shares/comments counts) the fake answers for one object. */
   setInsights(id: string, values: Record<string, unknown>): void;
   /** Every later call with this token fails with code 190, subcode 460 (the session was invalidated). */
+  /** The next `n` GETs fail with `fault`, Graph's 500 by default (refresh.ts): an outage during a check. */
+  failReadsNext(n: number, fault?: Fault): void;
   revokeToken(token: string): void;
   /** Every later call with this token fails with code 190, subcode 463 (expired). */
   expireToken(token: string): void;
@@ -139,6 +142,12 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
       accounts[id] = account;
     },
   });
+  const refresh = createRefresh(
+    () => accounts,
+    (id, account) => {
+      accounts[id] = account;
+    },
+  );
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const rawBody = await readBody(req);
@@ -200,7 +209,11 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
   /** Routing, token, body, then any failure a test asked for, then success. */
   const decide = (r: RecordedRequest): Fault | 'hang' | 'drop' | 'lost' => {
     if (!r.senderId) return graphError(400, 2500, `Unknown path components: ${r.path}`, 'OAuthException');
-    const asked = tokens.refusal(bearer(r)) ?? tokens.answer(r, bearer(r));
+    const asked =
+      refresh.outage(r) ??
+      tokens.refusal(bearer(r)) ??
+      refresh.answer(r, bearer(r)) ??
+      tokens.answer(r, bearer(r));
     if (asked) return asked;
     if (!PATH.test(r.path)) return object(r);
     if (r.method !== 'POST') return unknownObject(r.senderId);
@@ -292,6 +305,7 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
     setAccount(id, account) {
       accounts[id] = account;
     },
+    failReadsNext: (n, fault) => refresh.failReadsNext(n, fault),
     revokeToken: (token) => tokens.revoke(token),
     expireToken: (token) => tokens.expire(token),
     subscriptions: (id) => tokens.subscriptions(id),
@@ -300,6 +314,7 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
     reset() {
       tokens.reset();
       oauth.reset();
+      refresh.reset();
       requests.length = 0;
       failures = [];
       publishing.reset();

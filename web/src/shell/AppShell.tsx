@@ -3,6 +3,7 @@ import { NavLink, Outlet } from 'react-router';
 import { canManage } from '../lib/claims';
 import { useClaims, useSession } from '../lib/session';
 import { OrgSwitcher } from './OrgSwitcher';
+import { ReconnectBanner } from './ReconnectBanner';
 
 /** Where each area lives; `manage` areas are for owners and admins only (and hidden from members). */
 const NAV = [
@@ -60,6 +61,7 @@ export function AppShell() {
         </ul>
       </nav>
       <main id="main" className="content">
+        <ReconnectBanner />
         <Outlet />
       </main>
     </div>

@@ -20,7 +20,7 @@ type Account = {
   provider: string;
   external_id: string;
   name: string | null;
-  status: 'connected' | 'disconnected';
+  status: 'connected' | 'needs_reconnect' | 'disconnected';
   has_webhook_secret: boolean;
   created_at: string;
   disconnected_at: string | null;
@@ -31,6 +31,12 @@ const PROVIDER_NAMES: Record<string, string> = {
   facebook: 'Facebook',
   instagram: 'Instagram',
   shopify: 'Shopify',
+};
+
+const STATUS_NAMES: Record<Account['status'], string> = {
+  connected: 'Connected',
+  needs_reconnect: 'Needs reconnect',
+  disconnected: 'Disconnected',
 };
 
 function Disconnect({ account }: { account: Account }) {
@@ -63,7 +69,7 @@ const columns = [
   col.accessor('external_id', { header: 'Account id' }),
   col.accessor('status', {
     header: 'Status',
-    cell: (c) => (c.getValue() === 'connected' ? 'Connected' : 'Disconnected'),
+    cell: (c) => STATUS_NAMES[c.getValue()],
   }),
   col.accessor('has_webhook_secret', {
     header: 'Webhook secret',

@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
+import { useSearchParams } from 'react-router';
 import { invoke } from '../../lib/api';
 import { ErrorNote } from '../../ui/ErrorNote';
 import { Field, Select } from '../../ui/Field';
@@ -37,8 +38,12 @@ const blankToUndefined = (s: string) => s.trim() || undefined;
  */
 export function ConnectAccountForm() {
   const queries = useQueryClient();
+  // The reconnect banner links here with its account's provider chosen.
+  const [search] = useSearchParams();
+  const asked = search.get('provider');
+  const preselected: Provider = asked && asked in EXTERNAL_ID ? (asked as Provider) : 'whatsapp';
   const { register, handleSubmit, reset, watch } = useForm<Form>({
-    defaultValues: { provider: 'whatsapp', external_id: '', name: '', access_token: '', webhook_secret: '' },
+    defaultValues: { provider: preselected, external_id: '', name: '', access_token: '', webhook_secret: '' },
   });
   const provider = watch('provider');
   const connect = useMutation({
