@@ -368,6 +368,6 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/functions/v1/conversations/{id}/messages'].get).toBeDefined();
     const fields = Object.keys(doc.components.schemas.ConnectedAccount.properties);
     expect(fields).toContain('has_webhook_secret');
-    expect(fields.filter((f) => /token|^webhook_secret$|encrypted/.test(f))).toEqual([]);
+    expect(fields.filter((f) => /^access_token|token$|^webhook_secret$|encrypted/.test(f))).toEqual([]);
   });
 });
