@@ -80,21 +80,6 @@ export async function instagramLongLivedToken(
   return longLived(body, check);
 }
 
-/**
- * A long-lived token refreshed for another 60 days (it must be at least a day old and not expired;
- * Meta refuses otherwise). For the daily connection check.
- */
-export async function refreshInstagramToken(c: InstagramLoginConfig, token: string): Promise<InstagramToken> {
-  const check =
-    'the token refresh (GET graph.instagram.com/refresh_access_token, grant_type=ig_refresh_token)';
-  const q = new URLSearchParams({ grant_type: 'ig_refresh_token', access_token: token });
-  const body = await metaCall('instagram', check, `${c.graphUrl}/refresh_access_token?${q}`, {
-    timeoutMs: c.timeoutMs,
-    secrets: [c.appSecret, token],
-  });
-  return longLived(body, check);
-}
-
 /** Whose token it is: the professional account's id (user_id) and username. */
 export async function instagramMe(c: InstagramLoginConfig, token: string) {
   const check = 'the account (GET graph.instagram.com/me)';

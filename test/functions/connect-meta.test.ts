@@ -7,7 +7,7 @@
 // token, code or app secret ever appears in an answer or a log line.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refreshInstagramToken } from '../../src/channels/meta-oauth-instagram.ts';
+import { refreshInstagramToken } from '../../src/channels/account-check.ts';
 import { type FakeGraph, startFakeGraph } from '../fakes/graph/index.ts';
 import { call, inviteAndAccept, orgOf, type Session, signUp } from '../helpers/http.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -367,21 +367,14 @@ describe('Connect Instagram (Instagram Login)', () => {
     // The daily connection check's refresh, with the token the exchange issued.
     const issued = fake.requests.find((q) => q.path === '/access_token' && q.response?.status === 200);
     const token = (issued?.response?.body as { access_token: string } | undefined)?.access_token ?? '';
-    const config = {
-      appId: IG_APP.id,
-      appSecret: IG_APP.secret,
-      authorizeUrl: fake.url,
-      apiUrl: fake.url,
-      graphUrl: fake.url,
-      version: 'v26.0',
-      timeoutMs: 5000,
-    };
-    const refreshed = await refreshInstagramToken(config, token);
-    expect(refreshed.access_token).not.toBe(token);
-    expect(refreshed.expires_at?.getTime()).toBeGreaterThan(Date.now() + 59 * 86_400_000);
-    await expect(refreshInstagramToken(config, 'not-a-token')).rejects.toMatchObject({
-      status: 403,
-      code: 'account_not_verified',
+    const config = { url: fake.url, instagramUrl: fake.url, version: 'v26.0', timeoutMs: 5000 };
+    const refreshed = await refreshInstagramToken(config, token, new Date());
+    expect(refreshed).toMatchObject({ state: 'ok' });
+    if (refreshed.state !== 'ok') return;
+    expect(refreshed.token).not.toBe(token);
+    expect(refreshed.expiresAt?.getTime()).toBeGreaterThan(Date.now() + 59 * 86_400_000);
+    expect(await refreshInstagramToken(config, 'not-a-token', new Date())).toMatchObject({
+      state: 'refused',
     });
   });
 

@@ -378,9 +378,12 @@ location.replace(${JSON.stringify(to)});</script>`;
     });
   }
 
-  function instagramLong(r: Req, refresh: boolean): OAuthAnswer {
+  function instagramLong(r: Req, refresh: boolean): OAuthAnswer | null {
     const q = r.query;
-    const t = tokens.get(q.access_token ?? '');
+    // Graph takes the token in the query (as Meta's examples put it) or as a bearer.
+    const t = tokens.get(q.access_token ?? bearer(r));
+    // A refresh of a token no sign-in issued is the rest of the fake's (refresh.ts).
+    if (refresh && !t) return null;
     if (!refresh && !secretOk('instagram', q.client_secret))
       return oauthError('Error validating client secret.', 1);
     if (q.grant_type !== (refresh ? 'ig_refresh_token' : 'ig_exchange_token'))
