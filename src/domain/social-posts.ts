@@ -50,7 +50,7 @@ const LINK_RULE = 'A link is a web address starting with http:// or https://';
 const PostLink = z
   .url({ protocol: /^https?$/, error: LINK_RULE, abort: true })
   .max(2048)
-  .regex(/^https?:\/\/[^\s\x00-\x1f\x7f]+$/i, LINK_RULE);
+  .regex(/^https?:\/\/[^\s\p{Cc}]+$/iu, LINK_RULE);
 
 export const NewSocialPost = z.strictObject({
   platform: z.enum(SOCIAL_PLATFORMS),

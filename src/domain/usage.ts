@@ -42,7 +42,12 @@ export async function usageReport(deps: Pick<Deps, 'db' | 'plans' | 'apiCallsTod
   const [[row], reconnect] = await deps.db.asPrincipal(
     principal,
     async (tx) => [
-      await tx.query<{ org: string | null; role: string | null; plan: string; usage: Record<string, number> }>(
+      await tx.query<{
+        org: string | null;
+        role: string | null;
+        plan: string;
+        usage: Record<string, number>;
+      }>(
         `select app.current_org_id() as org, app.org_role() as role, o.plan, app.current_usage() as usage
            from public.organizations o where o.id = app.current_org_id()`,
       ),

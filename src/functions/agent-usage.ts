@@ -37,7 +37,9 @@ const route = createRoute({
                 provider: z.string(),
                 message: z.string(),
               })
-              .openapi({ description: 'An account whose token stopped working: a person must connect it again' }),
+              .openapi({
+                description: 'An account whose token stopped working: a person must connect it again',
+              }),
           ]),
         ),
         upgrade: z.object({ recommended_plan: z.string(), reason: z.string() }).nullable(),
