@@ -61,6 +61,16 @@ export async function usageReport(deps: Pick<Deps, 'db' | 'plans' | 'apiCallsTod
   }
   const plans = await deps.plans.all();
   const plan = plans.find((p) => p.slug === row.plan) as OrgPlan;
+  // Agents bought beyond the plan's own (billing) raise that ceiling, as app.enforce_plan_ceiling
+  // counts them; the billing row is the service's, read on its path for the caller's organization.
+  const [bought] = await deps.db.query<{ n: number }>(
+    'select b.extra_agents as n from app.billing_accounts b where b.organization_id = $1',
+    [row.org],
+  );
+  const limitOf = (r: string) => {
+    const limit = plan.limits[r as keyof OrgPlan['limits']] as number | null;
+    return r === 'agents' && limit !== null ? limit + (bought?.n ?? 0) : limit;
+  };
   // Refused calls keep counting in the daily counter; what the plan granted is at most its limit.
   const calls = await deps.apiCallsToday(row.org);
   const callLimit = plan.limits.api_calls_per_day;
@@ -69,10 +79,7 @@ export async function usageReport(deps: Pick<Deps, 'db' | 'plans' | 'apiCallsTod
     api_calls_per_day: callLimit === null ? calls : Math.min(calls, callLimit),
   };
   const usage = Object.fromEntries(
-    RESOURCES.map(([r, period]) => [
-      r,
-      counter(Number(used[r] ?? 0), plan.limits[r as keyof OrgPlan['limits']] as number | null, period),
-    ]),
+    RESOURCES.map(([r, period]) => [r, counter(Number(used[r] ?? 0), limitOf(r), period)]),
   );
   const warnings = RESOURCES.flatMap(([r]) => {
     const c = usage[r] as Counter;

@@ -346,5 +346,8 @@ describe('additional agents', () => {
       body: { name: 'fourth', scopes: ['read'] },
     });
     expect(fourth.status).toBe(201);
+    // The owner's usage report counts the bought agent in the ceiling.
+    const usage = await call(svc, 'GET', fn('agent-usage'), { token: owner.access_token });
+    expect(usage.json.usage.agents).toMatchObject({ used: 4, limit: 4 });
   });
 });
