@@ -1,6 +1,11 @@
-import { callStripe, stripeClient, subscriptionState } from '../channels/stripe-client.ts';
+import {
+  callStripe,
+  type SubscriptionState,
+  stripeClient,
+  subscriptionState,
+} from '../channels/stripe-client.ts';
 import type { BillingConfig } from '../config.ts';
-import { applySubscription, billingAccount } from '../domain/billing.ts';
+import { applySubscription, billingAccount, paidFor } from '../domain/billing.ts';
 import type { JobDefinition } from '../platform/queue/queue.ts';
 import type { JobDeps } from './index.ts';
 import { webhookPolicy } from './process-webhook-event.ts';
@@ -27,6 +32,7 @@ export async function syncSubscription(
   const sub = subscriptionState(
     await callStripe(() => stripeClient(billing).subscriptions.retrieve(subscriptionId)),
   );
+  await addAgentsItem(billing, sub);
   const result = await deps.db.transaction((tx) =>
     applySubscription(tx, billing, organizationId, sub, readAt),
   );
@@ -37,6 +43,23 @@ export async function syncSubscription(
       'plan changed by billing',
     );
   }
+}
+
+/**
+ * Stripe's Customer Portal changes the quantity of an item a subscription has, never adds one: a
+ * live paid subscription gets its plan's per-agent item at quantity 0 (nothing billed), so the
+ * owner can buy the first additional agent there. Idempotent: Stripe replays a repeated key.
+ */
+async function addAgentsItem(billing: BillingConfig, sub: SubscriptionState): Promise<void> {
+  const { plan } = paidFor(billing, sub);
+  const price = plan ? billing.agentPrices[plan] : undefined;
+  if (!price || sub.items[price] || ['canceled', 'incomplete_expired'].includes(sub.status)) return;
+  await callStripe(() =>
+    stripeClient(billing).subscriptionItems.create(
+      { subscription: sub.id, price, quantity: 0, proration_behavior: 'none' },
+      { idempotencyKey: `agents-item/${sub.id}/${price}` },
+    ),
+  );
 }
 
 export function billingGraceEndJob(deps: JobDeps): JobDefinition<GraceEndJob> {

@@ -422,15 +422,12 @@ export async function startFakeStripe(opts: FakeStripeOptions): Promise<FakeStri
           if (agentItem && agentPrice) agentItem.price = agentPrice;
           emit('customer.subscription.updated', sub);
         } else if (m[2] === 'agents') {
-          const quantity = quantityOf(form.get('quantity') ?? '0', 'quantity');
-          const planItem = sub.items.data.find((i) => i.price.metadata.kind === 'plan');
+          // Like Stripe's portal: the quantity of an item the subscription has, never a new item.
           const agentItem = sub.items.data.find((i) => i.price.metadata.kind === 'agent');
-          const agentPrice = [...prices.values()].find(
-            (p) => p.metadata.kind === 'agent' && p.metadata.plan === planItem?.price.metadata.plan,
-          );
-          if (agentItem) agentItem.quantity = quantity;
-          else if (agentPrice && quantity > 0) sub.items.data.push(item(sub, agentPrice, quantity));
-          emit('customer.subscription.updated', sub);
+          if (agentItem) {
+            agentItem.quantity = quantityOf(form.get('quantity') ?? '0', 'quantity');
+            emit('customer.subscription.updated', sub);
+          }
         }
       }
       return { redirect: `/p/session/${session.id}` };
