@@ -83,8 +83,9 @@ export async function startJobs(
     const deps = { ...base, queue };
     await queue.register([...JOBS, ...(opts.extra ?? [])].map((make) => make(deps)));
     if (opts.work) {
-      await queue.work({ concurrency: worker.concurrency });
+      // Scheduled first: a worker that starts taking jobs is busy (or, in a test, dead) at once.
       for (const schedule of SCHEDULES) await schedule(deps);
+      await queue.work({ concurrency: worker.concurrency });
     }
   } catch (err) {
     await queue.stop({ timeoutMs: 1000 }).catch(() => {});

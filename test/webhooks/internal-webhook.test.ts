@@ -124,15 +124,15 @@ describe('message.inbound', () => {
       topic: 'message.inbound',
       status: 'processed',
     });
-    // The window is open: free-form text goes out (queued for the sender).
+    // The window is open: free-form text goes out (to the test's open fake Graph).
     const contactId = r.json.data[0].contact.id;
     const sent = await call(svc, 'POST', '/functions/v1/whatsapp-send-message', {
       token: owner.access_token,
       body: { contact_id: contactId, text: 'Hi Ada' },
     });
-    expect(sent.json).toMatchObject({ message: { status: 'queued' } });
-    // 202: accepted, queued for the sender (no Graph here); outside the window it would be 409.
-    expect(sent.status).toBe(202);
+    expect(sent.json).toMatchObject({ message: { status: 'sent' } });
+    // 201: sent at once; outside the window it would be 409.
+    expect(sent.status).toBe(201);
     // Nothing landed in the other organization.
     expect(await countOf(svc, 'messages where organization_id = $1', [orgOf(other)])).toBe(0);
   });
