@@ -57,7 +57,7 @@ describeBrowser('the social calendar', () => {
       // 23:30 in New York is the next day in UTC: a calendar in the wrong zone shows it a day late.
       const slot = localSlot(label === 'desktop' ? 2 : 3, 23, 30);
       const text = `Autumn cakes are back (${label})`;
-      await page.getByLabel('Account').selectOption({ label: `${PAGE} (Facebook)` });
+      await page.getByLabel('Account').selectOption({ label: `Page ${PAGE} (Facebook)` });
       await page.getByLabel('Text').fill(text);
       await page.getByLabel('Images or videos').setInputFiles({
         name: 'cake.png',
