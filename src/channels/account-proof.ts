@@ -55,52 +55,41 @@ export async function proveAccount(
   input: ProofInput,
   shopify: ShopifyAdminConfig,
 ): Promise<Proof> {
-  const base = {
-    external_id: input.external_id,
-    access_token: input.access_token,
-    verified_by: 'token' as const,
-  };
-  switch (input.provider) {
+  if (input.provider === 'shopify')
+    return proveShopifyAccount(shopify, {
+      shop: input.external_id,
+      access_token: input.access_token,
+      webhook_secret: input.webhook_secret ?? null,
+    });
+  const { provider, external_id: id, access_token: token } = input;
+  const [check, subscription] = await checkedMeta(config, provider, id, token);
+  await subscribe(config, provider, id, subscription, token);
+  const webhook_secret = input.webhook_secret ?? null;
+  return { provider, external_id: id, access_token: token, verified_by: 'token', webhook_secret, ...check };
+}
+
+/** What Meta says of the token for `id`, and where the app subscribes to the account's webhooks. */
+async function checkedMeta(
+  config: ProofConfig,
+  provider: MetaProvider,
+  id: string,
+  token: string,
+): Promise<[TokenCheck, string]> {
+  switch (provider) {
     case 'whatsapp': {
-      const check = await checkWhatsAppToken(config, input.external_id, input.access_token);
-      const waba = await businessAccountOf(config, input.external_id, input.access_token);
-      await subscribe(
-        config,
-        'whatsapp',
-        input.external_id,
-        `/${enc(waba)}/subscribed_apps`,
-        input.access_token,
-      );
-      return { ...base, provider: 'whatsapp', webhook_secret: input.webhook_secret ?? null, ...check };
+      const check = await checkWhatsAppToken(config, id, token);
+      return [check, `/${enc(await businessAccountOf(config, id, token))}/subscribed_apps`];
     }
-    case 'facebook': {
-      const check = await checkPageToken(config, input.external_id, input.access_token);
-      await subscribe(
-        config,
-        'facebook',
-        input.external_id,
-        `/${enc(input.external_id)}/subscribed_apps?subscribed_fields=${PAGE_FIELDS}`,
-        input.access_token,
-      );
-      return { ...base, provider: 'facebook', webhook_secret: input.webhook_secret ?? null, ...check };
-    }
-    case 'instagram': {
-      const check = await checkInstagramToken(config, input.external_id, input.access_token);
-      await subscribe(
-        config,
-        'instagram',
-        input.external_id,
+    case 'facebook':
+      return [
+        await checkPageToken(config, id, token),
+        `/${enc(id)}/subscribed_apps?subscribed_fields=${PAGE_FIELDS}`,
+      ];
+    case 'instagram':
+      return [
+        await checkInstagramToken(config, id, token),
         `/me/subscribed_apps?subscribed_fields=${INSTAGRAM_FIELDS}`,
-        input.access_token,
-      );
-      return { ...base, provider: 'instagram', webhook_secret: input.webhook_secret ?? null, ...check };
-    }
-    case 'shopify':
-      return proveShopifyAccount(shopify, {
-        shop: input.external_id,
-        access_token: input.access_token,
-        webhook_secret: input.webhook_secret ?? null,
-      });
+      ];
   }
 }
 
