@@ -110,10 +110,11 @@ return case when btrim(query) ~ '^[+0-9\s().-]{4,}$' and length(regexp_replace(q
             then regexp_replace(query, '\D', '', 'g') else '' end;
 
 -- The best `lim` hits for `query` among the caller's contacts, orders and inventory items of the
--- kinds in `types`: at most `per_table` candidates of each kind come from its trigram index, and
--- only those are scored. When a fragment is in more rows than that (a common 3-letter fragment in
--- a big tenant), the hits are the best of the first `per_table` the index gives; whole and prefix
--- matches of a rarer query are always among the candidates.
+-- kinds in `types`: at most `per_table` candidates of each kind come from its trigram index, plus
+-- the rows whose identifier or item name is the whole query (their btree indexes), and only those
+-- are scored. When a fragment is in more rows than `per_table` (a common fragment in a big
+-- tenant), the other hits are the best of the first `per_table` the index gives: a sample, not
+-- the newest; a query in fewer rows than that is ranked exactly.
 -- Plain SQL, not security definer: the views restrict the rows; callers read the hits' records
 -- from the tables under RLS.
 create function app.search(query text, types text[], lim int, per_table int default 200)
@@ -127,11 +128,16 @@ as $$
                     app.search_score(s.company, lower(btrim(query)), 0),
                     app.search_score(s.email, lower(btrim(query)), 1),
                     app.search_phone_score(s.phone, app.search_digits(query))) as score
-      from (select * from app.contact_search s
+      from ((select * from app.contact_search s
              where 'contact' = any (types)
                and (s.search_text like app.like_contains(btrim(query))
                     or (app.search_digits(query) <> '' and s.search_text like '%' || app.search_digits(query) || '%'))
-             limit per_table) s
+             limit per_table)
+            union
+            (select * from app.contact_search s
+             where 'contact' = any (types)
+               and (s.email = lower(btrim(query))
+                    or (app.search_digits(query) <> '' and s.phone = '+' || app.search_digits(query))))) s
     union all
     select 'order', s.id, s.created_at,
            greatest(app.search_score(s.order_number, lower(btrim(query)), 1),
@@ -139,19 +145,26 @@ as $$
                     app.search_score(s.customer_email, lower(btrim(query)), 1),
                     app.search_phone_score(s.customer_phone, app.search_digits(query)),
                     app.search_phone_score(s.shipping_phone_number, app.search_digits(query)))
-      from (select * from app.order_search s
+      from ((select * from app.order_search s
              where 'order' = any (types)
                and (s.search_text like app.like_contains(btrim(query))
                     or (app.search_digits(query) <> '' and s.search_text like '%' || app.search_digits(query) || '%'))
-             limit per_table) s
+             limit per_table)
+            union
+            (select * from app.order_search s
+             where 'order' = any (types) and s.order_number in (btrim(query), upper(btrim(query))))) s
     union all
     select 'inventory_item', s.id, s.created_at,
            greatest(app.search_score(s.name, lower(btrim(query)), 0),
                     app.search_score(s.sku, lower(btrim(query)), 1))
-      from (select * from app.inventory_item_search s
+      from ((select * from app.inventory_item_search s
              where 'inventory_item' = any (types)
                and s.search_text like app.like_contains(btrim(query))
-             limit per_table) s
+             limit per_table)
+            union
+            (select * from app.inventory_item_search s
+             where 'inventory_item' = any (types)
+               and (lower(s.name) = lower(btrim(query)) or s.sku in (btrim(query), upper(btrim(query)))))) s
   ) h
   where h.score > 0
   order by h.score desc, h.created_at desc, h.id
