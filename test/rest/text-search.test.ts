@@ -153,7 +153,11 @@ describe("a tenant's substring search through app.contact_search (0015)", () => 
   });
 
   it('serves exactly the columns /rest/v1 sends to it (plan.ts SEARCH_VIEWS, pinned to 0015 and 0037)', async () => {
-    const views = { contacts: 'contact_search', orders: 'order_search', inventory_items: 'inventory_item_search' };
+    const views = {
+      contacts: 'contact_search',
+      orders: 'order_search',
+      inventory_items: 'inventory_item_search',
+    };
     expect(Object.keys(SEARCH_VIEWS).sort()).toEqual(Object.keys(views).sort());
     for (const [table, view] of Object.entries(views)) {
       const rows = await svc.services.db.query<{ column_name: string }>(
