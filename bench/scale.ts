@@ -1,29 +1,125 @@
-// Big tenants (issue 11, section 5): 100,000 contacts in one organization and 100,000 more in ten
-// others, on a scratch PostgreSQL database, served by the real service (`startService`).
-// 1. The domain's contact list (what svc_list_contacts runs): median of the RLS transaction and
-//    EXPLAIN ANALYZE of the very statement it sent.
-// 2. The request shapes of the issue over HTTP, each beside the single-row read of the same run.
-// 3. The `ilike` filters with the trigram indexes of 0012 and again after dropping them.
-// A benchmark, not a test: it prints figures and never exits non-zero because of one.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+// Big tenants (issue 28): BENCH_ROWS contacts (default 100,000) and as many orders with two lines
+// each in one organization beside a small second one, on a scratch PostgreSQL database, served by
+// the real service in a process of its own (scale-service.ts). This process is the load generator:
+// each row of the issue's table is a pair of requests sent one at a time, interleaved (which goes
+// first alternates), and printed as the ratio of their medians, measured in the same minutes:
+// an MCP tool call against the /rest/v1 read of the same rows, with the same agent token, or a
+// /rest/v1 shape against its cheaper counterpart. Then EXPLAIN ANALYZE of the statements the
+// slow ones send. A benchmark, not a test: it prints figures and never fails because of one.
+//   BENCH_ROWS=1000000 npm run bench:scale     (the million: not for CI)
+// bench/scale-inserts.ts (insert rate at this size) is a separate bench; it would plug in here,
+// after the reads, on the same seeded tenant.
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { PostgrestClient } from '@supabase/postgrest-js';
-import { loadConfig } from '../src/config.ts';
-import { type ContactFilter, listContacts } from '../src/domain/contacts.ts';
+import { listContacts } from '../src/domain/contacts.ts';
+import { listOrders } from '../src/domain/orders.ts';
 import { search } from '../src/domain/search.ts';
-import { startService } from '../src/main.ts';
-import { type Database, type Principal, type Queryable, SERVICE } from '../src/platform/db/database.ts';
-import { type Figure, measureShapes, type Shape, shapes, table, textShapes } from './scale-http.ts';
-import { OTHER_TENANTS, rowAt, seedBigTenant, TENANT_ROWS } from './scale-seed.ts';
+import type { Database, Principal, Queryable } from '../src/platform/db/database.ts';
+import { openPostgres } from '../src/platform/db/pg.ts';
+import { type Child, median, startChild } from './child.ts';
+import type { BigTenant } from './scale-seed.ts';
+import { TENANT_ROWS } from './scale-seed.ts';
 import { withScratchDatabase } from './scratch-database.ts';
 
-const RUNS = 15;
-const TRIGRAM_COLUMNS = ['first_name', 'last_name', 'email', 'company'];
-const TRIGRAM_INDEXES = TRIGRAM_COLUMNS.map((c) => `contacts_${c}_trgm_idx`);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 31);
+const WARMUP = 5;
 
-/** The database, remembering the last statement sent under a principal (the list's own SQL). */
+type Info = { url: string; anonKey: string; tenant: BigTenant; seconds: number };
+type Call = { label: string; send: () => Promise<unknown> };
+
+async function json(res: Response) {
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${res.status} ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/** An agent token for the tenant, as bench/mcp.ts gets one. */
+async function agentToken(info: Info) {
+  const anon = { apikey: info.anonKey, 'content-type': 'application/json' };
+  const key = await json(
+    await fetch(`${info.url}/functions/v1/agent-api-key-create`, {
+      method: 'POST',
+      headers: { ...anon, authorization: `Bearer ${info.tenant.accessToken}` },
+      body: JSON.stringify({ name: 'scale bench', scopes: ['read'] }),
+    }),
+  );
+  const auth = await json(
+    await fetch(`${info.url}/functions/v1/agent-auth`, {
+      method: 'POST',
+      headers: anon,
+      body: JSON.stringify({ api_key: key.api_key }),
+    }),
+  );
+  return auth.access_token as string;
+}
+
+function clients(info: Info, token: string) {
+  let id = 0;
+  const mcp = (name: string, args: Record<string, unknown>): Call => ({
+    label: `MCP \`${name} ${JSON.stringify(args)}\``,
+    send: async () => {
+      const body = await json(
+        await fetch(`${info.url}/functions/v1/mcp-server`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${token}`,
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: ++id,
+            method: 'tools/call',
+            params: { name, arguments: args },
+          }),
+        }),
+      );
+      if (body.result?.isError) throw new Error(`${name}: ${JSON.stringify(body.result).slice(0, 300)}`);
+      return body.result.structuredContent;
+    },
+  });
+  const rest = (query: string, headers: Record<string, string> = {}): Call => ({
+    label: `REST \`${decodeURIComponent(query)}\`${headers.prefer ? ` (${headers.prefer})` : ''}`,
+    send: async () =>
+      json(
+        await fetch(`${info.url}/rest/v1/${query}`, {
+          headers: { apikey: info.anonKey, authorization: `Bearer ${token}`, ...headers },
+        }),
+      ),
+  });
+  return { mcp, rest };
+}
+
+async function time(call: Call) {
+  const t = performance.now();
+  await call.send();
+  return performance.now() - t;
+}
+
+/** Both calls' medians over interleaved rounds, and their ratio. */
+async function pair(a: Call, b: Call) {
+  for (let i = 0; i < WARMUP; i++) {
+    await time(a);
+    await time(b);
+  }
+  const ta: number[] = [];
+  const tb: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    if (i % 2 === 0) {
+      ta.push(await time(a));
+      tb.push(await time(b));
+    } else {
+      tb.push(await time(b));
+      ta.push(await time(a));
+    }
+  }
+  const [ma, mb] = [median(ta), median(tb)];
+  const line = `| ${a.label} | ${ma.toFixed(1)} ms | ${b.label} | ${mb.toFixed(1)} ms | **${(ma / mb).toFixed(2)}×** |`;
+  console.log(line);
+  return line;
+}
+
+/** The database, remembering the last statement sent under a principal. */
 function recording(db: Database) {
   const last = { sql: '', params: [] as unknown[] };
   const wrapped: Database = Object.create(db);
@@ -44,165 +140,106 @@ function recording(db: Database) {
   return { db: wrapped, last };
 }
 
-async function explain(db: Database, principal: Principal, sql: string, params: unknown[]) {
-  const plan = await db.asPrincipal(
-    principal,
-    (tx) => tx.query<{ 'QUERY PLAN': string }>(`explain (analyze, costs off) ${sql}`, params),
-    { readOnly: true },
-  );
-  return plan.map((r) => r['QUERY PLAN']);
-}
-
-/** Median of `RUNS` calls, and the plan of the statement the last call sent. */
-async function domainCall(
+/** EXPLAIN ANALYZE of the last statement `run` sent, as the tenant's owner (RLS). */
+async function explain(
   label: string,
   db: Database,
-  run: (db: Database) => Promise<unknown>,
   principal: Principal,
-  showPlan = true,
+  run: (db: Database) => Promise<unknown>,
 ) {
   const { db: spied, last } = recording(db);
-  const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const t = performance.now();
-    await run(spied);
-    times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
   await run(spied);
-  const lines = await explain(db, principal, last.sql, last.params);
-  const exec = lines.find((l) => l.startsWith('Execution Time')) ?? '';
-  console.log(`\n${label}: median ${times[Math.floor(RUNS / 2)]?.toFixed(1)} ms (RLS transaction); ${exec}`);
-  if (showPlan) for (const l of lines) if (!/^(Planning|Execution)/.test(l)) console.log(`    ${l}`);
-  return { median: times[Math.floor(RUNS / 2)] ?? Number.NaN, exec };
+  const plan = await db.asPrincipal(
+    principal,
+    (tx) => tx.query<{ 'QUERY PLAN': string }>(`explain (analyze, costs off) ${last.sql}`, last.params),
+    { readOnly: true },
+  );
+  console.log(`\n${label}\n${plan.map((r) => `    ${r['QUERY PLAN']}`).join('\n')}`);
 }
 
-/** EXPLAIN ANALYZE of a page filtered by each `ilike`, as the tenant (RLS) and as the service role. */
-async function explainText(db: Database, principal: Principal, org: string) {
-  const preds = [
-    "first_name ilike '%123%'",
-    "email ilike '%c123%'",
-    "(first_name ilike '%4242%' or last_name ilike '%4242%')",
-    "first_name ilike '%nobody%'",
-  ];
-  const out: string[] = [];
-  for (const pred of preds) {
-    const page = (extra: string) =>
-      `select * from public.contacts where ${pred}${extra} order by created_at desc, id desc limit 25`;
-    const time = (lines: string[]) =>
-      lines.find((l) => l.startsWith('Execution Time'))?.replace('Execution Time: ', '');
-    const asTenant = await explain(db, principal, page(''), []);
-    const asService = await explain(db, SERVICE, page(' and organization_id = $1'), [org]);
-    const usesIndex = (lines: string[]) =>
-      lines.some((l) => l.includes('_trgm_idx')) ? 'trigram index' : 'tenant scan';
-    out.push(
-      `| \`${pred}\` | ${time(asTenant)} (${usesIndex(asTenant)}) | ${time(asService)} (${usesIndex(asService)}) |`,
-    );
-  }
-  return out;
-}
+const claimsOf = (token: string) =>
+  JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString('utf8')) as Record<
+    string,
+    unknown
+  >;
 
 await withScratchDatabase('scale', async (url) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-scale-'));
-  const svc = await startService(
-    loadConfig({
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-      DATA_DIR: dir,
-      DATABASE_URL: url,
-      RATE_LIMIT_STANDARD_PER_MINUTE: '1000000',
-    }),
-  );
+  let child: Child<Info> | undefined;
+  const db = openPostgres(url, 2);
   try {
-    const db = svc.services.db;
-    let t = performance.now();
-    const { org, accessToken, principal } = await seedBigTenant(svc);
+    child = await startChild<Info>('scale-service.ts', { DATABASE_URL: url });
+    const info = child.info;
     console.log(
-      `seeded ${TENANT_ROWS} contacts in one tenant and ${TENANT_ROWS} in ${OTHER_TENANTS} others in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+      `seeded ${TENANT_ROWS} contacts and ${TENANT_ROWS} orders (two lines each) beside a tenant of 1,000 in ${info.seconds.toFixed(0)} s`,
     );
-    t = performance.now();
-
-    const first = await listContacts({ db }, principal, { limit: 25 });
-    const lists: [string, ContactFilter][] = [
-      ['first page of 25', { limit: 25 }],
-      ['second page of 25 (keyset)', { limit: 25, cursor: first.next_cursor ?? undefined }],
-      ['tag filter (1 row in 50), page of 25', { limit: 25, tag: 'vip' }],
-      ['name filter (1 row in 9), page of 25', { limit: 25, name: 'Last 9' }],
-      ['name filter matching nothing', { limit: 25, name: 'nobody' }],
-    ];
-    for (const [label, filter] of lists) {
-      await domainCall(label, db, (d) => listContacts({ db: d }, principal, filter), principal);
-    }
-    const searchNobody = (d: Database) =>
-      search({ db: d }, principal, { query: 'nobody', types: ['contact'], limit: 10 });
-    await domainCall('svc_search over contacts, matching nothing', db, searchNobody, principal, false);
-
-    const nameNobody = (d: Database) => listContacts({ db: d }, principal, { limit: 25, name: 'nobody' });
-    const client = (key: string, token: string) =>
-      new PostgrestClient(`${svc.url}/rest/v1`, {
-        headers: { apikey: key, Authorization: `Bearer ${token}` },
-      });
-    const tenant = client(svc.services.keys.anonKey, accessToken);
-    const service = client(svc.services.keys.serviceRoleKey, svc.services.keys.serviceRoleKey);
-    const one = await rowAt(svc, org, 0);
-    const single: Shape = {
-      label: 'single-row read',
-      request: (r) => r.from('contacts').select('*').eq('id', one.id),
-    };
-
-    const http = await measureShapes(tenant, shapes(await rowAt(svc, org, 89_999)), single);
-    table('HTTP, as the tenant owner (RLS), with the trigram indexes of 0012:', http);
-    const withIdx = {
-      explain: await explainText(db, principal, org),
-      service: await measureShapes(service, textShapes(org), single, tenant),
-      name: await domainCall('name filter matching nothing (again)', db, nameNobody, principal, false),
-    };
-
-    await db.query(`drop index ${TRIGRAM_INDEXES.map((i) => `public.${i}`).join(', ')}`);
-    const withoutIdx = {
-      explain: await explainText(db, principal, org),
-      tenant: await measureShapes(tenant, textShapes(), single),
-      service: await measureShapes(service, textShapes(org), single, tenant),
-      name: await domainCall(
-        'name filter matching nothing, no trigram indexes',
-        db,
-        nameNobody,
-        principal,
-        false,
+    const token = await agentToken(info);
+    const { mcp, rest } = clients(info, token);
+    const { org } = info.tenant;
+    const [contact] = await db.query<{ id: string }>(
+      "select id from public.contacts where organization_id = $1 and email like 'c4242-%'",
+      [org],
+    );
+    const [at] = await db.query<{ created_at: string; id: string }>(
+      `select to_json(created_at) #>> '{}' as created_at, id from public.contacts
+        where organization_id = $1 order by created_at desc, id desc offset 90000 limit 1`,
+      [org],
+    );
+    const contactId = contact?.id as string;
+    const page = 'order=created_at.desc,id.desc';
+    // Seeded a second apart: the keyset cursor after row 90,000 is its created_at alone.
+    const after = at ? `&created_at=lt.${encodeURIComponent(at.created_at)}` : '';
+    console.log(
+      `\nload average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}; ${ROUNDS} interleaved rounds each, medians\n`,
+    );
+    console.log('| request | median | against | median | ratio |\n|---|---|---|---|---|');
+    const lines = [
+      await pair(
+        mcp('svc_search', { query: 'ann', limit: 10 }),
+        rest(`contacts?first_name=ilike.*ann*&${page}&limit=10`),
       ),
-    };
-    const tenantWith = http.filter((f) => textShapes().some((s) => s.label === f.label));
-    table('HTTP without the trigram indexes (dropped):', [...withoutIdx.tenant, ...withoutIdx.service]);
-    table('HTTP, service role, with the trigram indexes:', withIdx.service);
-    console.log('\nEXPLAIN ANALYZE, page of 25 (execution time), with the trigram indexes → without');
-    console.log('\n| filter | tenant (RLS), with | service role, with |\n|---|---|---|');
-    for (const l of withIdx.explain) console.log(l);
-    console.log('\n| filter | tenant (RLS), without | service role, without |\n|---|---|---|');
-    for (const l of withoutIdx.explain) console.log(l);
+      await pair(
+        mcp('svc_search', { query: '4242', limit: 10 }),
+        rest(`contacts?last_name=ilike.*4242*&${page}&limit=10`),
+      ),
+      await pair(
+        mcp('svc_list_contacts', { name: '4242' }),
+        rest(`contacts?last_name=ilike.*4242*&${page}&limit=25`),
+      ),
+      await pair(
+        mcp('svc_list_contacts', { name: 'ann' }),
+        rest(`contacts?first_name=ilike.*ann*&${page}&limit=25`),
+      ),
+      await pair(mcp('svc_list_orders', {}), rest(`orders?${page}&limit=25`)),
+      await pair(mcp('svc_get_contact', { contact_id: contactId }), rest(`contacts?id=eq.${contactId}`)),
+      await pair(
+        rest(`contacts?${page}&limit=25`, { prefer: 'count=exact' }),
+        rest(`contacts?${page}&limit=25`),
+      ),
+      await pair(rest(`contacts?${page}&limit=25&offset=90000`), rest(`contacts?${page}&limit=25${after}`)),
+    ];
     console.log(
-      `\ndomain name filter matching nothing: ${withIdx.name.median.toFixed(1)} ms with, ${withoutIdx.name.median.toFixed(1)} ms without`,
+      `\nload average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
     );
-    // The tenant's plan is the same either way, so any difference is the machine drifting:
-    // measured once more with the indexes back, the three figures show how far it drifts.
-    for (const c of TRIGRAM_COLUMNS) {
-      await db.query(
-        `create index contacts_${c}_trgm_idx on public.contacts using gin (${c} extensions.gin_trgm_ops)`,
-      );
-    }
-    await db.query('vacuum analyze public.contacts');
-    const again = await measureShapes(tenant, textShapes(), single);
-    summary('tenant ilike, with → without → with again (median ms)', tenantWith, withoutIdx.tenant, again);
-    summary('service-role ilike, with → without (median ms)', withIdx.service, withoutIdx.service);
-    console.log(`\nmeasured in ${((performance.now() - t) / 1000).toFixed(0)} s`);
+
+    const principal: Principal = { kind: 'user', userId: '', claims: claimsOf(info.tenant.accessToken) };
+    principal.userId = principal.claims.sub as string;
+    console.log('\nEXPLAIN ANALYZE (as the owner, RLS) of what the slow ones send:');
+    await explain('svc_search "ann"', db, principal, (d) =>
+      search({ db: d }, principal, { query: 'ann', limit: 10 }),
+    );
+    await explain('svc_list_contacts name "4242"', db, principal, (d) =>
+      listContacts({ db: d }, principal, { name: '4242', limit: 25 }),
+    );
+    await explain('svc_list_orders {}', db, principal, (d) =>
+      listOrders({ db: d }, principal, { limit: 25 }),
+    );
+    console.log(`\n${lines.join('\n')}`);
   } finally {
-    await svc.close();
-    rmSync(dir, { recursive: true, force: true });
+    await child?.stop();
+    await db.close();
   }
 });
-
-function summary(title: string, ...runs: Figure[][]) {
-  console.log(`\n${title}`);
-  for (const [i, b] of (runs[0] ?? []).entries()) {
-    console.log(`  ${b.label}: ${runs.map((r) => r[i]?.median.toFixed(1)).join(' → ')}`);
-  }
-}

@@ -7,6 +7,7 @@ import { CONTACT_FIELDS, ContactChanges, NewContact, parseInput } from './inputs
 import { likeEscape, listPage } from './pagination.ts';
 import { normalizePhone } from './phone.ts';
 import { type ContactRecord, ContactSummary, type RecentOrder } from './records.ts';
+import { searchCandidates } from './search-candidates.ts';
 
 export type ContactFields = {
   first_name?: string | null;
@@ -66,6 +67,8 @@ export async function listContacts(deps: Pick<Deps, 'db'>, principal: Principal,
     where.push(`c.phone like ${contains(digits)}`);
   }
   if (f.tag) where.push(`${p.add(f.tag.trim())} = any (c.tags)`);
+  // The text filters ask the trigram index for candidates first; the conditions above decide.
+  const terms = [f.name, f.email, f.phone?.replace(/\D/g, '')].filter((t): t is string => Boolean(t));
   const { items, next_cursor } = await listPage<ContactRecord>(deps, principal, {
     from: 'public.contacts c',
     alias: 'c',
@@ -74,6 +77,7 @@ export async function listContacts(deps: Pick<Deps, 'db'>, principal: Principal,
     p,
     cursor: f.cursor,
     limit: f.limit,
+    narrow: terms.length ? (tx) => searchCandidates(tx, 'contacts', 'c', terms, p) : undefined,
   });
   return { contacts: items.map((c) => ContactSummary.parse(c)), next_cursor };
 }

@@ -5,6 +5,7 @@ import { notFound } from '../platform/errors.ts';
 import type { Deps } from './deps.ts';
 import { likeEscape, listPage } from './pagination.ts';
 import { InventorySummary, type StockLevel } from './records.ts';
+import { searchCandidates } from './search-candidates.ts';
 
 export type InventoryFilter = {
   name?: string;
@@ -34,6 +35,8 @@ export async function listInventory(deps: Pick<Deps, 'db'>, principal: Principal
     p,
     cursor: f.cursor,
     limit: f.limit,
+    // The name's candidates come from the trigram index first; the condition above decides.
+    narrow: f.name ? (tx) => searchCandidates(tx, 'inventory_items', 'i', [f.name as string], p) : undefined,
   });
   return { items: items.map((i) => InventorySummary.parse(i)), next_cursor };
 }

@@ -1,4 +1,4 @@
-import { claimedOrganization, type Principal } from '../platform/db/database.ts';
+import { claimedOrganization, type Principal, type Queryable } from '../platform/db/database.ts';
 import type { Params } from '../platform/db/params.ts';
 import { invalidField } from '../platform/errors.ts';
 import type { Deps } from './deps.ts';
@@ -61,6 +61,8 @@ export async function listPage<T extends { id: string }>(
     cursor?: string;
     limit: number;
     by?: 'created_at' | 'last_message_at';
+    /** More conditions found in the page's own transaction first (search candidates: search-candidates.ts). */
+    narrow?: (tx: Queryable) => Promise<string[]>;
   },
 ) {
   const a = q.alias;
@@ -75,13 +77,20 @@ export async function listPage<T extends { id: string }>(
     where.push(`(${a}.${by}, ${a}.id) < (${q.p.add(after.at)}::timestamptz, ${q.p.add(after.id)}::uuid)`);
   }
   const newestFirst = `order by ${a}.${by} desc, ${a}.id desc`;
-  const sql = `select ${q.row} as r
-    from (select ${a}.* from ${q.from} ${where.length ? `where ${where.join(' and ')}` : ''}
-          ${newestFirst} limit ${q.p.add(q.limit + 1)}) ${a}
+  const limit = q.p.add(q.limit + 1);
+  const sql = (conds: string[]) => `select ${q.row} as r
+    from (select ${a}.* from ${q.from} ${conds.length ? `where ${conds.join(' and ')}` : ''}
+          ${newestFirst} limit ${limit}) ${a}
     ${newestFirst}`;
-  const rows = await deps.db.asPrincipal(principal, (tx) => tx.query<{ r: T }>(sql, q.p.values), {
-    readOnly: true,
-  });
+  const { narrow } = q;
+  const rows = await deps.db.asPrincipal(
+    principal,
+    async (tx) => {
+      const conds = narrow ? [...where, ...(await narrow(tx))] : where;
+      return tx.query<{ r: T }>(sql(conds), q.p.values);
+    },
+    { readOnly: true },
+  );
   const items = rows.slice(0, q.limit).map((x) => x.r);
   const last = items[items.length - 1];
   const more = rows.length > q.limit && last;

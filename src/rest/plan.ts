@@ -218,11 +218,25 @@ export function readPlan(
 }
 
 /**
- * Tables with a search view over their trigram-indexed text columns (migrations/0012, 0015): under
- * RLS a tenant's `ilike` cannot use those indexes, the view's query can.
+ * Tables with a search view (migrations/0015, 0037) and the columns its trigram-indexed search text
+ * holds: under RLS a tenant's `ilike` cannot use an index, the view's query can.
  */
 export const SEARCH_VIEWS: Record<string, { view: string; columns: ReadonlySet<string> }> = {
-  contacts: { view: 'app.contact_search', columns: new Set(['first_name', 'last_name', 'email', 'company']) },
+  contacts: {
+    view: 'app.contact_search',
+    columns: new Set(['first_name', 'last_name', 'email', 'company', 'phone']),
+  },
+  orders: {
+    view: 'app.order_search',
+    columns: new Set([
+      'order_number',
+      'customer_name',
+      'customer_email',
+      'customer_phone',
+      'shipping_phone_number',
+    ]),
+  },
+  inventory_items: { view: 'app.inventory_item_search', columns: new Set(['name', 'sku']) },
 };
 
 /**

@@ -198,12 +198,25 @@ export const SEARCH_CANDIDATES = 1000;
  * The ids of at most SEARCH_CANDIDATES + 1 rows the search view finds for the plan's substring
  * filters, planned with the pattern and without the policies, so its trigram indexes serve it.
  */
+/**
+ * A substring filter as the search view's test (migrations/0037): its pattern anywhere in the row's
+ * search text, which holds every searched column whole and lower-cased. Every row the filter
+ * matches passes (`ilike` compares lower-cased text), so the candidates are a superset that the
+ * read checks the filter on again. Only filters plan.ts found indexable come here: `like`/`ilike`
+ * on a searched column, or an `or` of them.
+ */
+function searchTextSql(f: PlanFilter, p: Params): string {
+  if (f.kind === 'logic') return `(${f.items.map((i) => searchTextSql(i, p)).join(' or ')})`;
+  const c = f as PlanCondition;
+  return `t0.search_text like lower(${p.add(`%${LIKE(String(c.value))}%`)})`;
+}
+
 export function candidatesSql(plan: ReadPlan): Statement {
   const p = new Params();
   const search = plan.search as NonNullable<ReadPlan['search']>;
   const conds = [
     `t0.organization_id = ${p.add(plan.organization)}::uuid`,
-    ...filtersSql(search.filters, 't0', p),
+    ...search.filters.map((f) => searchTextSql(f, p)),
   ];
   const text = `select coalesce(array_agg(id), '{}') as ids from (select t0.id from ${search.view} as t0 where ${conds.join(' and ')} limit ${SEARCH_CANDIDATES + 1}) c`;
   return { text, values: p.values };

@@ -152,14 +152,24 @@ describe("a tenant's substring search through app.contact_search (0015)", () => 
     expect(await explain('public.contacts')).not.toContain('contacts_first_name_trgm_idx');
   });
 
-  it('serves exactly the columns /rest/v1 sends to it (plan.ts SEARCH_VIEWS, pinned to 0015)', async () => {
-    const rows = await svc.services.db.query<{ column_name: string }>(
-      `select column_name from information_schema.columns
-        where table_schema = 'app' and table_name = 'contact_search' order by column_name`,
-    );
-    const text = rows.map((r) => r.column_name).filter((c) => c !== 'id' && c !== 'organization_id');
-    expect(text).toEqual([...(SEARCH_VIEWS.contacts?.columns ?? [])].sort());
-    expect(SEARCH_VIEWS.contacts?.view).toBe('app.contact_search');
+  it('serves exactly the columns /rest/v1 sends to it (plan.ts SEARCH_VIEWS, pinned to 0015 and 0037)', async () => {
+    const views = {
+      contacts: 'contact_search',
+      orders: 'order_search',
+      inventory_items: 'inventory_item_search',
+    };
+    expect(Object.keys(SEARCH_VIEWS).sort()).toEqual(Object.keys(views).sort());
+    for (const [table, view] of Object.entries(views)) {
+      const rows = await svc.services.db.query<{ column_name: string }>(
+        `select column_name from information_schema.columns
+          where table_schema = 'app' and table_name = $1 order by column_name`,
+        [view],
+      );
+      const keys = ['id', 'organization_id', 'created_at', 'search_text'];
+      const text = rows.map((r) => r.column_name).filter((c) => !keys.includes(c));
+      expect(text).toEqual([...(SEARCH_VIEWS[table]?.columns ?? [])].sort());
+      expect(SEARCH_VIEWS[table]?.view).toBe(`app.${view}`);
+    }
   });
 
   it('shows a caller only their own organization, even read directly', async () => {
