@@ -175,3 +175,34 @@ insert into app.counters (organization_id, name, value)
   union all
   select organization_id, 'rows:warehouses', count(*) from public.warehouses group by organization_id
 on conflict (organization_id, name) do update set value = excluded.value;
+
+-- The caller's organization's rows in a tenant table (`tbl`, a name of public the REST schema
+-- cache serves), for count=planned and count=estimated under row-level security
+-- (src/rest/read.ts): the kept count where there is one, else the planner's estimate of the
+-- organization's own rows (its frequency in the table's statistics). Only ever the caller's own
+-- organization; null without one, without read access, or for a table without organization_id.
+-- Volatile only because PostgreSQL allows EXPLAIN in no other function; it writes nothing.
+create or replace function app.own_rows(tbl text) returns bigint
+language plpgsql volatile security definer set search_path = ''
+as $$
+declare
+  org uuid := app.current_org_id();
+  plan json;
+begin
+  if org is null or not app.can_read() then
+    return null;
+  end if;
+  if tbl in ('contacts', 'inventory_items', 'warehouses') then
+    return app.resource_usage(org, tbl);
+  end if;
+  if not exists (select 1 from pg_catalog.pg_attribute a
+                  where a.attrelid = pg_catalog.to_regclass(pg_catalog.format('public.%I', tbl))
+                    and a.attname = 'organization_id' and not a.attisdropped) then
+    return null;
+  end if;
+  execute pg_catalog.format('explain (format json) select 1 from public.%I where organization_id = $1', tbl)
+    into plan using org;
+  return round((plan -> 0 -> 'Plan' ->> 'Plan Rows')::numeric)::bigint;
+end $$;
+revoke all on function app.own_rows(text) from public;
+grant execute on function app.own_rows(text) to authenticated;

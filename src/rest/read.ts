@@ -10,10 +10,12 @@ import type { Relation } from './schema-cache.ts';
 import {
   candidatesSql,
   ESTIMATE_ABOVE,
+  exactCountSql,
   plannedCountSql,
   readSql,
   SEARCH_CANDIDATES,
   type Statement,
+  tenantEstimateSql,
 } from './sql.ts';
 
 type Page = { body: string; returned: number; total: number | null };
@@ -56,13 +58,40 @@ function prepare(
   return hit;
 }
 
-/** The planner's estimate of the rows a plan counts: the top node's "Plan Rows". */
-async function planned(tx: Queryable, plan: ReadPlan): Promise<number> {
-  const sql = plannedCountSql(plan);
+/** The top node's "Plan Rows" of an EXPLAIN (FORMAT JSON). */
+async function planRows(tx: Queryable, sql: Statement): Promise<number> {
   const [row] = await tx.query<{ 'QUERY PLAN': unknown }>(sql.text, sql.values);
   const json = row?.['QUERY PLAN'];
   const doc = (typeof json === 'string' ? JSON.parse(json) : json) as [{ Plan: { 'Plan Rows': number } }];
-  return Math.round(doc[0].Plan['Plan Rows']);
+  return doc[0].Plan['Plan Rows'];
+}
+
+/** The rows a plan counts, counted (a tenant's estimate with nothing of its own to start from). */
+async function exactCount(tx: Queryable, plan: ReadPlan): Promise<number> {
+  const sql = exactCountSql(plan);
+  const [row] = await tx.query<{ total: string | number }>(sql.text, sql.values);
+  return Number(row?.total ?? 0);
+}
+
+/** The planner's estimate of the rows a plan counts, as PostgREST makes it (the service role). */
+const planned = async (tx: Queryable, plan: ReadPlan) =>
+  Math.round(await planRows(tx, plannedCountSql(plan)));
+
+/**
+ * A tenant's estimate, built so that other tenants' rows change it no more than missing rows
+ * would (docs/decisions.md, "Estimated counts under RLS"): the organization's own rows in the
+ * table (app.own_rows: the kept count, else the planner's figure for the organization alone),
+ * times the share of them the filters keep as the planner sees it with every value opaque. Never
+ * above the organization's rows: an estimate shows no more than the tenant could page through.
+ */
+async function tenantEstimate(tx: Queryable, plan: ReadPlan): Promise<number | null> {
+  const sql = tenantEstimateSql(plan);
+  const [own] = await tx.query<{ n: string | null }>('select app.own_rows($1) as n', [plan.root.rel.name]);
+  if (own?.n == null) return null;
+  const rows = Number(own.n);
+  const all = await planRows(tx, sql.all);
+  const share = all > 0 ? Math.min(1, (await planRows(tx, sql.rows)) / all) : 1;
+  return Math.round(rows * share);
 }
 
 /**
@@ -93,10 +122,17 @@ function fetchPage(s: Services, req: ApiRequest, { plan, sql }: Prepared): Promi
       const sql = readSql(plan, plan.search ? await candidates(tx, plan) : undefined);
       const [row] = await tx.query<Page>(sql.text, sql.values);
       const result = row as Page;
-      const estimate =
-        plan.count === 'planned' || (plan.count === 'estimated' && (result.total ?? 0) > ESTIMATE_ABOVE);
-      // An estimate may be below the rows actually seen; the total never contradicts the page.
-      if (estimate) result.total = Math.max(await planned(tx, plan), plan.page.offset + result.returned);
+      const past = (result.total ?? 0) > ESTIMATE_ABOVE;
+      if (plan.count === 'planned' || (plan.count === 'estimated' && past)) {
+        // An estimate may be below the rows actually seen; the total never contradicts the page.
+        const floor = Math.max(plan.page.offset + result.returned, past ? ESTIMATE_ABOVE + 1 : 0);
+        if (req.principal.kind === 'service') result.total = Math.max(await planned(tx, plan), floor);
+        else {
+          // No figure of the organization's own (a view without organization_id): the exact count.
+          const estimate = await tenantEstimate(tx, plan);
+          result.total = estimate === null ? await exactCount(tx, plan) : Math.max(estimate, floor);
+        }
+      }
       return result;
     },
     { readOnly: true },
@@ -104,16 +140,17 @@ function fetchPage(s: Services, req: ApiRequest, { plan, sql }: Prepared): Promi
 }
 
 /**
- * GET and HEAD on a table or view. For the service role, `count=planned` is the planner's
- * estimate and `estimated` counts exactly up to ESTIMATE_ABOVE rows, then estimates, as PostgREST
- * does; for everyone else both are exact (see below).
+ * GET and HEAD on a table or view. `count=planned` is the planner's estimate and `estimated`
+ * counts exactly up to ESTIMATE_ABOVE rows, then estimates, as PostgREST does; under RLS both
+ * count up to ESTIMATE_ABOVE and then take the tenant's own estimate (tenantEstimate).
  */
 export async function read(s: Services, req: ApiRequest): Promise<RestResponse> {
   const rel = relationOf(s.schema, req.table);
   const page = pageOf(req.query, req.range);
-  // An estimate comes from statistics of the whole table, other tenants' rows included (a value's
-  // frequency, a range's histogram): under RLS, planned and estimated counts are exact counts.
-  const count = req.principal.kind === 'service' || req.prefer.count === null ? req.prefer.count : 'exact';
+  // Under RLS a planned count is an estimated one: exact up to ESTIMATE_ABOVE rows (a bounded
+  // count costs less than being careful with statistics), then the tenant's own estimate.
+  const count =
+    req.principal.kind !== 'service' && req.prefer.count === 'planned' ? 'estimated' : req.prefer.count;
   const { body, returned, total } = await fetchPage(s, req, prepare(s, req, rel, page, count)).catch(
     (err) => {
       throw explainDbError(err, rel, fromFilters(req.query.filters, undefined, req.query.embedded));

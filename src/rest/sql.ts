@@ -186,7 +186,8 @@ function matching(n: NodePlan, p: Params, list: string): string {
  * the candidate ids a search view found (read.ts), which RLS and the filters then check again.
  */
 function rootConditions(plan: ReadPlan, p: Params, candidates?: string[]): string[] {
-  const org = plan.organization ? [`t0.organization_id = ${p.add(plan.organization)}::uuid`] : [];
+  const bound = (v: string) => (p instanceof OpaqueParams ? p.visible(v) : p.add(v));
+  const org = plan.organization ? [`t0.organization_id = ${bound(plan.organization)}::uuid`] : [];
   const ids = candidates ? [`t0.id = any(${p.add(candidates)}::uuid[])`] : [];
   return [...org, ...ids, ...conditions(plan.root, p)];
 }
@@ -241,6 +242,44 @@ export function plannedCountSql(plan: ReadPlan): Statement {
   const root = plan.root;
   const text = `explain (format json) select ${counted(root, p)} from ${fromSql(root, p)}${whereSql(rootConditions(plan, p))}${groupSql(root)}`;
   return { text, values: p.values };
+}
+
+/** The rows a plan counts, counted: what `count=exact` adds to the page, on its own. */
+export function exactCountSql(plan: ReadPlan): Statement {
+  const p = new Params();
+  const root = plan.root;
+  const text = `select count(*) as total from (select ${counted(root, p)} from ${fromSql(root, p)}${whereSql(rootConditions(plan, p))}${groupSql(root)}) c`;
+  return { text, values: p.values };
+}
+
+/**
+ * Values the planner cannot see: each is a one-row subquery, which it plans as an unknown value of
+ * the column (1/distinct values for `=`, a fixed fraction for a range or a pattern), never by the
+ * value's own frequency or place in the table's statistics. Those statistics are of every
+ * tenant's rows. Only `visible` values (the caller's own organization) are planned as themselves.
+ */
+class OpaqueParams extends Params {
+  override add(v: unknown): string {
+    return `(select ${super.add(v)})`;
+  }
+  visible(v: unknown): string {
+    return super.add(v);
+  }
+}
+
+/**
+ * What a tenant's estimate is made of (read.ts): EXPLAIN of the rows counted, with the caller's
+ * own organization visible and every other value opaque, and EXPLAIN of the organization's rows
+ * alone. Both run under the caller's RLS, whose own factors cancel in their ratio.
+ */
+export function tenantEstimateSql(plan: ReadPlan): { rows: Statement; all: Statement } {
+  const p = new OpaqueParams();
+  const root = plan.root;
+  const rows = `explain (format json) select ${counted(root, p)} from ${fromSql(root, p)}${whereSql(rootConditions(plan, p))}${groupSql(root)}`;
+  const q = new Params();
+  const org = plan.organization ? ` where t0.organization_id = ${q.add(plan.organization)}::uuid` : '';
+  const all = `explain (format json) select 1 from public.${ident(root.rel.name)} as t0${org}`;
+  return { rows: { text: rows, values: p.values }, all: { text: all, values: q.values } };
 }
 
 /**
