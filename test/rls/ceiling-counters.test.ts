@@ -21,17 +21,19 @@ const INSERTS = 1_000;
 
 /**
  * The tenant's rows of each counted table, counted, beside what its counter (app.counters
- * 'rows:…', null when there is none) and the usage agent-usage reports say.
+ * 'rows:…', 0 when there is none) and the usage agent-usage reports say.
  */
 async function counts(t: Tenant) {
   const [row] = await fresh.db.query<Record<string, number>>(
     `select (select count(*) from contacts where organization_id = $1)::int as contacts,
             (select count(*) from inventory_items where organization_id = $1)::int as inventory_items,
             (select count(*) from warehouses where organization_id = $1)::int as warehouses,
-            (select value from app.counters where organization_id = $1 and name = 'rows:contacts')::int as kept_contacts,
-            (select value from app.counters where organization_id = $1 and name = 'rows:inventory_items')::int
+            coalesce((select value from app.counters where organization_id = $1 and name = 'rows:contacts'), 0)::int
+              as kept_contacts,
+            coalesce((select value from app.counters where organization_id = $1 and name = 'rows:inventory_items'), 0)::int
               as kept_inventory_items,
-            (select value from app.counters where organization_id = $1 and name = 'rows:warehouses')::int as kept_warehouses,
+            coalesce((select value from app.counters where organization_id = $1 and name = 'rows:warehouses'), 0)::int
+              as kept_warehouses,
             app.resource_usage($1, 'contacts')::int as used_contacts,
             app.resource_usage($1, 'inventory_items')::int as used_inventory_items,
             app.resource_usage($1, 'warehouses')::int as used_warehouses`,
