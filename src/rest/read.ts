@@ -11,6 +11,7 @@ import {
   candidatesSql,
   ESTIMATE_ABOVE,
   exactCountSql,
+  filtersRows,
   plannedCountSql,
   readSql,
   SEARCH_CANDIDATES,
@@ -19,6 +20,8 @@ import {
 } from './sql.ts';
 
 type Page = { body: string; returned: number; total: number | null };
+/** A tenant's estimated read also brings the organization's own rows (readSql, app.own_rows). */
+type Row = Page & { own?: string | number | null };
 
 /**
  * Plans and statements of reads by request shape, per relation of the schema cache: a reload
@@ -49,9 +52,8 @@ function prepare(
   let hit = byShape.get(key);
   if (!hit) {
     const plan = readPlan(s.schema, rel, req.query, page, count, req.organization);
-    const estimated = plan.count === 'planned' || plan.count === 'estimated';
-    // A search or an estimate builds its statement inside its transaction (fetchPage).
-    hit = { plan, sql: plan.search || estimated ? null : readSql(plan) };
+    // A search builds its statement inside its transaction (fetchPage).
+    hit = { plan, sql: plan.search ? null : readSql(plan) };
     if (byShape.size >= STATEMENTS_MAX) byShape.delete(byShape.keys().next().value as string);
     byShape.set(key, hit);
   }
@@ -78,20 +80,31 @@ const planned = async (tx: Queryable, plan: ReadPlan) =>
   Math.round(await planRows(tx, plannedCountSql(plan)));
 
 /**
- * A tenant's estimate, built so that other tenants' rows change it no more than missing rows
- * would (docs/decisions.md, "Estimated counts under RLS"): the organization's own rows in the
- * table (app.own_rows: the kept count, else the planner's figure for the organization alone),
- * times the share of them the filters keep as the planner sees it with every value opaque. Never
- * above the organization's rows: an estimate shows no more than the tenant could page through.
+ * A tenant's estimate past ESTIMATE_ABOVE, built so that other tenants' rows change it no more
+ * than missing rows would (docs/decisions.md, "Estimated counts under RLS"): the organization's
+ * own rows in the table (`own`: app.own_rows, the kept count or the planner's figure for the
+ * organization alone), times the share of them the filters keep as the planner sees them with
+ * every value opaque; an unfiltered read keeps them all and asks nothing more. Never above the
+ * organization's rows: an estimate shows no more than the tenant could page through. Without a
+ * figure of the organization's own (a table without organization_id), the exact count.
  */
-async function tenantEstimate(tx: Queryable, plan: ReadPlan): Promise<number | null> {
-  const sql = tenantEstimateSql(plan);
-  const [own] = await tx.query<{ n: string | null }>('select app.own_rows($1) as n', [plan.root.rel.name]);
-  if (own?.n == null) return null;
-  const rows = Number(own.n);
-  const all = await planRows(tx, sql.all);
-  const share = all > 0 ? Math.min(1, (await planRows(tx, sql.rows)) / all) : 1;
-  return Math.round(rows * share);
+async function tenantTotal(
+  s: Services,
+  req: ApiRequest,
+  plan: ReadPlan,
+  own: number | null,
+): Promise<number> {
+  if (own !== null && !filtersRows(plan)) return own;
+  return s.db.asPrincipal(
+    req.principal,
+    async (tx) => {
+      if (own === null) return exactCount(tx, plan);
+      const sql = tenantEstimateSql(plan);
+      const all = await planRows(tx, sql.all);
+      return Math.round(own * (all > 0 ? Math.min(1, (await planRows(tx, sql.rows)) / all) : 1));
+    },
+    { readOnly: true },
+  );
 }
 
 /**
@@ -107,37 +120,41 @@ async function candidates(tx: Queryable, plan: ReadPlan): Promise<string[] | und
 
 /**
  * The page (and count) under the caller's claims, read-only. The common read is one statement,
- * sent as one implicit transaction (db.queryAs); a search (its candidate ids first) or an
- * estimated count (EXPLAIN after) takes a transaction of several.
+ * sent as one implicit transaction (db.queryAs), a tenant's estimated count included up to
+ * ESTIMATE_ABOVE rows and, unfiltered, past it; a search (its candidate ids first) or the service
+ * role's estimate (EXPLAIN after) takes a transaction of several.
  */
-function fetchPage(s: Services, req: ApiRequest, { plan, sql }: Prepared): Promise<Page> {
-  if (sql) {
-    return s.db
-      .queryAs<Page>(req.principal, sql.text, sql.values, { readOnly: true })
-      .then(([row]) => row as Page);
+async function fetchPage(s: Services, req: ApiRequest, { plan, sql }: Prepared): Promise<Page> {
+  const service = req.principal.kind === 'service';
+  const planned_ = plan.count === 'planned' || plan.count === 'estimated';
+  let row: Row;
+  if (sql && !(service && planned_)) {
+    [row] = (await s.db.queryAs<Row>(req.principal, sql.text, sql.values, { readOnly: true })) as [Row];
+  } else {
+    row = await s.db.asPrincipal(
+      req.principal,
+      async (tx) => {
+        const sql = readSql(plan, plan.search ? await candidates(tx, plan) : undefined);
+        const [found] = (await tx.query<Row>(sql.text, sql.values)) as [Row];
+        if (service && (plan.count === 'planned' || (plan.count === 'estimated' && past(found))))
+          found.total = Math.max(await planned(tx, plan), floor(plan, found));
+        return found;
+      },
+      { readOnly: true },
+    );
   }
-  return s.db.asPrincipal(
-    req.principal,
-    async (tx) => {
-      const sql = readSql(plan, plan.search ? await candidates(tx, plan) : undefined);
-      const [row] = await tx.query<Page>(sql.text, sql.values);
-      const result = row as Page;
-      const past = (result.total ?? 0) > ESTIMATE_ABOVE;
-      if (plan.count === 'planned' || (plan.count === 'estimated' && past)) {
-        // An estimate may be below the rows actually seen; the total never contradicts the page.
-        const floor = Math.max(plan.page.offset + result.returned, past ? ESTIMATE_ABOVE + 1 : 0);
-        if (req.principal.kind === 'service') result.total = Math.max(await planned(tx, plan), floor);
-        else {
-          // No figure of the organization's own (a view without organization_id): the exact count.
-          const estimate = await tenantEstimate(tx, plan);
-          result.total = estimate === null ? await exactCount(tx, plan) : Math.max(estimate, floor);
-        }
-      }
-      return result;
-    },
-    { readOnly: true },
-  );
+  const { own, ...result } = row;
+  if (!service && plan.count === 'estimated' && past(result)) {
+    const mine = own === undefined || own === null ? null : Number(own);
+    result.total = Math.max(await tenantTotal(s, req, plan, mine), floor(plan, result));
+  }
+  return result;
 }
+
+const past = (p: Page) => (p.total ?? 0) > ESTIMATE_ABOVE;
+/** An estimate may be below the rows actually seen, or counted: the total never contradicts them. */
+const floor = (plan: ReadPlan, p: Page) =>
+  Math.max(plan.page.offset + p.returned, past(p) ? ESTIMATE_ABOVE + 1 : 0);
 
 /**
  * GET and HEAD on a table or view. `count=planned` is the planner's estimate and `estimated`

@@ -228,11 +228,17 @@ export function readSql(plan: ReadPlan, candidates?: string[]): Statement {
   const root = plan.root;
   const rows = `select ${fieldsSql(root, p)} from ${fromSql(root, p)}${whereSql(rootConditions(plan, p, candidates))}${groupSql(root)}${orderSql(root)} limit ${p.add(plan.page.limit)} offset ${p.add(plan.page.offset)}`;
   let total = 'null::bigint';
+  let own = '';
   if (plan.count === 'exact' || plan.count === 'estimated') {
     const bound = plan.count === 'estimated' ? ` limit ${ESTIMATE_ABOVE + 1}` : '';
     total = `(select count(*) from (select ${counted(root, p)} from ${fromSql(root, p)}${whereSql(rootConditions(plan, p, candidates))}${groupSql(root)}${bound}) c)`;
+    // A tenant's estimate starts from its organization's own rows, asked only past the bound.
+    if (bound && plan.organization)
+      own = `, case when t.total > ${ESTIMATE_ABOVE} then app.own_rows(${p.add(root.rel.name)}) end as own`;
   }
-  const text = `with page as (${rows}) select coalesce(json_agg(page), '[]')::text as body, count(page.*)::int as returned, ${total} as total from page`;
+  const text = own
+    ? `with page as (${rows}), t as (select coalesce(json_agg(page), '[]')::text as body, count(page.*)::int as returned, ${total} as total from page) select t.*${own} from t`
+    : `with page as (${rows}) select coalesce(json_agg(page), '[]')::text as body, count(page.*)::int as returned, ${total} as total from page`;
   return { text, values: p.values };
 }
 
@@ -251,6 +257,10 @@ export function exactCountSql(plan: ReadPlan): Statement {
   const text = `select count(*) as total from (select ${counted(root, p)} from ${fromSql(root, p)}${whereSql(rootConditions(plan, p))}${groupSql(root)}) c`;
   return { text, values: p.values };
 }
+
+/** Whether a read keeps fewer than all of the organization's rows, or counts groups of them. */
+export const filtersRows = (plan: ReadPlan) =>
+  plan.root.grouped || conditions(plan.root, new Params()).length > 0;
 
 /**
  * Values the planner cannot see: each is a one-row subquery, which it plans as an unknown value of
