@@ -109,6 +109,15 @@ export async function seedBigTenant(svc: RunningService, url: string): Promise<B
     await seedRows(client, big.org, TENANT_ROWS, 'a');
     await seedRows(client, small.org, SMALL_TENANT_ROWS, 'b');
     await client.query('set session_replication_role = origin');
+    // Replica mode skipped the triggers that keep the per-organization row counts (0036): count
+    // the seeded tenants as that migration counts what exists.
+    await client.query(
+      `insert into app.counters (organization_id, name, value)
+         select organization_id, 'rows:contacts', count(*) from public.contacts
+          where organization_id = any ($1::uuid[]) group by organization_id
+       on conflict (organization_id, name) do update set value = excluded.value`,
+      [[big.org, small.org]],
+    );
     // Vacuum as autovacuum would by the time anyone searches: it also moves the rows from GIN's
     // pending list (fastupdate) into the trigram indexes, which a plain analyze does not.
     await client.query('vacuum analyze');

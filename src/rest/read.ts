@@ -10,13 +10,18 @@ import type { Relation } from './schema-cache.ts';
 import {
   candidatesSql,
   ESTIMATE_ABOVE,
+  exactCountSql,
+  filtersRows,
   plannedCountSql,
   readSql,
   SEARCH_CANDIDATES,
   type Statement,
+  tenantEstimateSql,
 } from './sql.ts';
 
 type Page = { body: string; returned: number; total: number | null };
+/** A tenant's estimated read also brings the organization's own rows (readSql, app.own_rows). */
+type Row = Page & { own?: string | number | null };
 
 /**
  * Plans and statements of reads by request shape, per relation of the schema cache: a reload
@@ -47,22 +52,59 @@ function prepare(
   let hit = byShape.get(key);
   if (!hit) {
     const plan = readPlan(s.schema, rel, req.query, page, count, req.organization);
-    const estimated = plan.count === 'planned' || plan.count === 'estimated';
-    // A search or an estimate builds its statement inside its transaction (fetchPage).
-    hit = { plan, sql: plan.search || estimated ? null : readSql(plan) };
+    // A search builds its statement inside its transaction (fetchPage).
+    hit = { plan, sql: plan.search ? null : readSql(plan) };
     if (byShape.size >= STATEMENTS_MAX) byShape.delete(byShape.keys().next().value as string);
     byShape.set(key, hit);
   }
   return hit;
 }
 
-/** The planner's estimate of the rows a plan counts: the top node's "Plan Rows". */
-async function planned(tx: Queryable, plan: ReadPlan): Promise<number> {
-  const sql = plannedCountSql(plan);
+/** The top node's "Plan Rows" of an EXPLAIN (FORMAT JSON). */
+async function planRows(tx: Queryable, sql: Statement): Promise<number> {
   const [row] = await tx.query<{ 'QUERY PLAN': unknown }>(sql.text, sql.values);
   const json = row?.['QUERY PLAN'];
   const doc = (typeof json === 'string' ? JSON.parse(json) : json) as [{ Plan: { 'Plan Rows': number } }];
-  return Math.round(doc[0].Plan['Plan Rows']);
+  return doc[0].Plan['Plan Rows'];
+}
+
+/** The rows a plan counts, counted (a tenant's estimate with nothing of its own to start from). */
+async function exactCount(tx: Queryable, plan: ReadPlan): Promise<number> {
+  const sql = exactCountSql(plan);
+  const [row] = await tx.query<{ total: string | number }>(sql.text, sql.values);
+  return Number(row?.total ?? 0);
+}
+
+/** The planner's estimate of the rows a plan counts, as PostgREST makes it (the service role). */
+const planned = async (tx: Queryable, plan: ReadPlan) =>
+  Math.round(await planRows(tx, plannedCountSql(plan)));
+
+/**
+ * A tenant's estimate past ESTIMATE_ABOVE, built so that other tenants' rows change it no more
+ * than missing rows would (docs/decisions.md, "Estimated counts under RLS"): the organization's
+ * own rows in the table (`own`: app.own_rows, the kept count or the planner's figure for the
+ * organization alone), times the share of them the filters keep as the planner sees them with
+ * every value opaque; an unfiltered read keeps them all and asks nothing more. Never above the
+ * organization's rows: an estimate shows no more than the tenant could page through. Without a
+ * figure of the organization's own (a table without organization_id), the exact count.
+ */
+async function tenantTotal(
+  s: Services,
+  req: ApiRequest,
+  plan: ReadPlan,
+  own: number | null,
+): Promise<number> {
+  if (own !== null && !filtersRows(plan)) return own;
+  return s.db.asPrincipal(
+    req.principal,
+    async (tx) => {
+      if (own === null) return exactCount(tx, plan);
+      const sql = tenantEstimateSql(plan);
+      const all = await planRows(tx, sql.all);
+      return Math.round(own * (all > 0 ? Math.min(1, (await planRows(tx, sql.rows)) / all) : 1));
+    },
+    { readOnly: true },
+  );
 }
 
 /**
@@ -78,42 +120,54 @@ async function candidates(tx: Queryable, plan: ReadPlan): Promise<string[] | und
 
 /**
  * The page (and count) under the caller's claims, read-only. The common read is one statement,
- * sent as one implicit transaction (db.queryAs); a search (its candidate ids first) or an
- * estimated count (EXPLAIN after) takes a transaction of several.
+ * sent as one implicit transaction (db.queryAs), a tenant's estimated count included up to
+ * ESTIMATE_ABOVE rows and, unfiltered, past it; a search (its candidate ids first) or the service
+ * role's estimate (EXPLAIN after) takes a transaction of several.
  */
-function fetchPage(s: Services, req: ApiRequest, { plan, sql }: Prepared): Promise<Page> {
-  if (sql) {
-    return s.db
-      .queryAs<Page>(req.principal, sql.text, sql.values, { readOnly: true })
-      .then(([row]) => row as Page);
+async function fetchPage(s: Services, req: ApiRequest, { plan, sql }: Prepared): Promise<Page> {
+  const service = req.principal.kind === 'service';
+  const planned_ = plan.count === 'planned' || plan.count === 'estimated';
+  let row: Row;
+  if (sql && !(service && planned_)) {
+    [row] = (await s.db.queryAs<Row>(req.principal, sql.text, sql.values, { readOnly: true })) as [Row];
+  } else {
+    row = await s.db.asPrincipal(
+      req.principal,
+      async (tx) => {
+        const sql = readSql(plan, plan.search ? await candidates(tx, plan) : undefined);
+        const [found] = (await tx.query<Row>(sql.text, sql.values)) as [Row];
+        if (service && (plan.count === 'planned' || (plan.count === 'estimated' && past(found))))
+          found.total = Math.max(await planned(tx, plan), floor(plan, found));
+        return found;
+      },
+      { readOnly: true },
+    );
   }
-  return s.db.asPrincipal(
-    req.principal,
-    async (tx) => {
-      const sql = readSql(plan, plan.search ? await candidates(tx, plan) : undefined);
-      const [row] = await tx.query<Page>(sql.text, sql.values);
-      const result = row as Page;
-      const estimate =
-        plan.count === 'planned' || (plan.count === 'estimated' && (result.total ?? 0) > ESTIMATE_ABOVE);
-      // An estimate may be below the rows actually seen; the total never contradicts the page.
-      if (estimate) result.total = Math.max(await planned(tx, plan), plan.page.offset + result.returned);
-      return result;
-    },
-    { readOnly: true },
-  );
+  const { own, ...result } = row;
+  if (!service && plan.count === 'estimated' && past(result)) {
+    const mine = own === undefined || own === null ? null : Number(own);
+    result.total = Math.max(await tenantTotal(s, req, plan, mine), floor(plan, result));
+  }
+  return result;
 }
 
+const past = (p: Page) => (p.total ?? 0) > ESTIMATE_ABOVE;
+/** An estimate may be below the rows actually seen, or counted: the total never contradicts them. */
+const floor = (plan: ReadPlan, p: Page) =>
+  Math.max(plan.page.offset + p.returned, past(p) ? ESTIMATE_ABOVE + 1 : 0);
+
 /**
- * GET and HEAD on a table or view. For the service role, `count=planned` is the planner's
- * estimate and `estimated` counts exactly up to ESTIMATE_ABOVE rows, then estimates, as PostgREST
- * does; for everyone else both are exact (see below).
+ * GET and HEAD on a table or view. `count=planned` is the planner's estimate and `estimated`
+ * counts exactly up to ESTIMATE_ABOVE rows, then estimates, as PostgREST does; under RLS both
+ * count up to ESTIMATE_ABOVE and then take the tenant's own estimate (tenantEstimate).
  */
 export async function read(s: Services, req: ApiRequest): Promise<RestResponse> {
   const rel = relationOf(s.schema, req.table);
   const page = pageOf(req.query, req.range);
-  // An estimate comes from statistics of the whole table, other tenants' rows included (a value's
-  // frequency, a range's histogram): under RLS, planned and estimated counts are exact counts.
-  const count = req.principal.kind === 'service' || req.prefer.count === null ? req.prefer.count : 'exact';
+  // Under RLS a planned count is an estimated one: exact up to ESTIMATE_ABOVE rows (a bounded
+  // count costs less than being careful with statistics), then the tenant's own estimate.
+  const count =
+    req.principal.kind !== 'service' && req.prefer.count === 'planned' ? 'estimated' : req.prefer.count;
   const { body, returned, total } = await fetchPage(s, req, prepare(s, req, rel, page, count)).catch(
     (err) => {
       throw explainDbError(err, rel, fromFilters(req.query.filters, undefined, req.query.embedded));

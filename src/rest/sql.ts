@@ -186,7 +186,8 @@ function matching(n: NodePlan, p: Params, list: string): string {
  * the candidate ids a search view found (read.ts), which RLS and the filters then check again.
  */
 function rootConditions(plan: ReadPlan, p: Params, candidates?: string[]): string[] {
-  const org = plan.organization ? [`t0.organization_id = ${p.add(plan.organization)}::uuid`] : [];
+  const bound = (v: string) => (p instanceof OpaqueParams ? p.visible(v) : p.add(v));
+  const org = plan.organization ? [`t0.organization_id = ${bound(plan.organization)}::uuid`] : [];
   const ids = candidates ? [`t0.id = any(${p.add(candidates)}::uuid[])`] : [];
   return [...org, ...ids, ...conditions(plan.root, p)];
 }
@@ -240,11 +241,17 @@ export function readSql(plan: ReadPlan, candidates?: string[]): Statement {
   const root = plan.root;
   const rows = `select ${fieldsSql(root, p)} from ${fromSql(root, p)}${whereSql(rootConditions(plan, p, candidates))}${groupSql(root)}${orderSql(root)} limit ${p.add(plan.page.limit)} offset ${p.add(plan.page.offset)}`;
   let total = 'null::bigint';
+  let own = '';
   if (plan.count === 'exact' || plan.count === 'estimated') {
     const bound = plan.count === 'estimated' ? ` limit ${ESTIMATE_ABOVE + 1}` : '';
     total = `(select count(*) from (select ${counted(root, p)} from ${fromSql(root, p)}${whereSql(rootConditions(plan, p, candidates))}${groupSql(root)}${bound}) c)`;
+    // A tenant's estimate starts from its organization's own rows, asked only past the bound.
+    if (bound && plan.organization)
+      own = `, case when t.total > ${ESTIMATE_ABOVE} then app.own_rows(${p.add(root.rel.name)}) end as own`;
   }
-  const text = `with page as (${rows}) select coalesce(json_agg(page), '[]')::text as body, count(page.*)::int as returned, ${total} as total from page`;
+  const text = own
+    ? `with page as (${rows}), t as (select coalesce(json_agg(page), '[]')::text as body, count(page.*)::int as returned, ${total} as total from page) select t.*${own} from t`
+    : `with page as (${rows}) select coalesce(json_agg(page), '[]')::text as body, count(page.*)::int as returned, ${total} as total from page`;
   return { text, values: p.values };
 }
 
@@ -254,6 +261,48 @@ export function plannedCountSql(plan: ReadPlan): Statement {
   const root = plan.root;
   const text = `explain (format json) select ${counted(root, p)} from ${fromSql(root, p)}${whereSql(rootConditions(plan, p))}${groupSql(root)}`;
   return { text, values: p.values };
+}
+
+/** The rows a plan counts, counted: what `count=exact` adds to the page, on its own. */
+export function exactCountSql(plan: ReadPlan): Statement {
+  const p = new Params();
+  const root = plan.root;
+  const text = `select count(*) as total from (select ${counted(root, p)} from ${fromSql(root, p)}${whereSql(rootConditions(plan, p))}${groupSql(root)}) c`;
+  return { text, values: p.values };
+}
+
+/** Whether a read keeps fewer than all of the organization's rows, or counts groups of them. */
+export const filtersRows = (plan: ReadPlan) =>
+  plan.root.grouped || conditions(plan.root, new Params()).length > 0;
+
+/**
+ * Values the planner cannot see: each is a one-row subquery, which it plans as an unknown value of
+ * the column (1/distinct values for `=`, a fixed fraction for a range or a pattern), never by the
+ * value's own frequency or place in the table's statistics. Those statistics are of every
+ * tenant's rows. Only `visible` values (the caller's own organization) are planned as themselves.
+ */
+class OpaqueParams extends Params {
+  override add(v: unknown): string {
+    return `(select ${super.add(v)})`;
+  }
+  visible(v: unknown): string {
+    return super.add(v);
+  }
+}
+
+/**
+ * What a tenant's estimate is made of (read.ts): EXPLAIN of the rows counted, with the caller's
+ * own organization visible and every other value opaque, and EXPLAIN of the organization's rows
+ * alone. Both run under the caller's RLS, whose own factors cancel in their ratio.
+ */
+export function tenantEstimateSql(plan: ReadPlan): { rows: Statement; all: Statement } {
+  const p = new OpaqueParams();
+  const root = plan.root;
+  const rows = `explain (format json) select ${counted(root, p)} from ${fromSql(root, p)}${whereSql(rootConditions(plan, p))}${groupSql(root)}`;
+  const q = new Params();
+  const org = plan.organization ? ` where t0.organization_id = ${q.add(plan.organization)}::uuid` : '';
+  const all = `explain (format json) select 1 from public.${ident(root.rel.name)} as t0${org}`;
+  return { rows: { text: rows, values: p.values }, all: { text: all, values: q.values } };
 }
 
 /**
