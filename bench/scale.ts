@@ -7,8 +7,8 @@
 // /rest/v1 shape against its cheaper counterpart. Then EXPLAIN ANALYZE of the statements the
 // slow ones send. A benchmark, not a test: it prints figures and never fails because of one.
 //   BENCH_ROWS=1000000 npm run bench:scale     (the million: not for CI)
-// bench/scale-inserts.ts (insert rate at this size) is a separate bench; it would plug in here,
-// after the reads, on the same seeded tenant.
+// Then the insert rate at this size against an almost empty tenant (bench/scale-inserts.ts, on
+// PostgreSQL, a service and scratch database of its own).
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { listContacts } from '../src/domain/contacts.ts';
@@ -17,6 +17,7 @@ import { search } from '../src/domain/search.ts';
 import type { Database, Principal, Queryable } from '../src/platform/db/database.ts';
 import { openPostgres } from '../src/platform/db/pg.ts';
 import { type Child, median, startChild } from './child.ts';
+import { insertTable, measureScaleInserts } from './scale-inserts.ts';
 import type { BigTenant } from './scale-seed.ts';
 import { TENANT_ROWS } from './scale-seed.ts';
 import { withScratchDatabase } from './scratch-database.ts';
@@ -243,3 +244,6 @@ await withScratchDatabase('scale', async (url) => {
     await db.close();
   }
 });
+
+console.log('\nsingle-row /rest/v1 inserts, large tenant against small (bench/scale-inserts.ts):');
+for (const line of insertTable(await measureScaleInserts(['postgres']))) console.log(line);
