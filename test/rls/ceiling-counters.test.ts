@@ -70,13 +70,17 @@ describe('plan ceilings on counters', () => {
     await fresh.db.query("update plans set contacts = 1000000 where slug = 'scale'");
     const large = await seedTenant(fresh.db, 'ceil-large');
     const empty = await seedTenant(fresh.db, 'ceil-empty');
-    await fresh.db.asPrincipal(SERVICE, (tx) =>
-      tx.query(
-        `insert into contacts (organization_id, first_name, last_name)
-         select $1, 'seed', 'n' || g from generate_series(1, $2::int) g`,
-        [large.orgId, LARGE],
-      ),
-    );
+    // In slices: PGlite runs in this process, and one statement of 100,000 rows (five trigram
+    // indexes) would hold its event loop long enough for vitest's own messages to time out.
+    for (let from = 1; from <= LARGE; from += 10_000) {
+      await fresh.db.asPrincipal(SERVICE, (tx) =>
+        tx.query(
+          `insert into contacts (organization_id, first_name, last_name)
+           select $1, 'seed', 'n' || g from generate_series($2::int, $3::int) g`,
+          [large.orgId, from, Math.min(LARGE, from + 9_999)],
+        ),
+      );
+    }
     expect((await usageAs(large)).contacts).toBe(LARGE);
 
     // Single-row inserts as a member, as REST and MCP write them, in interleaved blocks of 50.
