@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Database, Principal, Queryable } from '../platform/db/database.ts';
 import { AppError, forbidden, notFound } from '../platform/errors.ts';
 import type { Queue } from '../platform/queue/queue.ts';
@@ -36,12 +35,6 @@ export type StoredDelivery = {
 /**
  * Stores a delivery and its events and enqueues their jobs, all or nothing. A delivery already
  * stored (same provider and delivery id) stores nothing and enqueues nothing: `duplicate`.
- *
- * Three round trips whatever the number of accounts (a receipt is answered only after its commit,
- * so each one is on the sender's clock): the delivery's insert; then every event's insert and
- * every job's enqueue, issued together (their ids are made here, so nothing waits for another);
- * then the commit. A new delivery's events cannot meet an existing row (they carry its delivery
- * id), so each event inserted has its job, and a duplicate stops after the first statement.
  */
 export async function storeDelivery(
   db: Database,
@@ -55,30 +48,20 @@ export async function storeDelivery(
       [d.provider, d.deliveryId, d.payload],
     );
     if (!delivery) return { duplicate: true, events: [] };
-    // One event per account, whatever the routes repeated.
-    const accounts = [...new Map(d.accounts.map((a) => [`${a.organization_id}/${a.id}`, a])).values()];
-    const jobs = accounts.map((a) => ({ organization_id: a.organization_id, event_id: randomUUID() }));
-    const inserted = tx.query<{ id: string }>(
-      `insert into app.webhook_events (organization_id, id, delivery, provider, account_id, delivery_id, topic)
-       select e.organization_id, e.id, $3, $4, e.account_id, $5, $6
-         from unnest($1::uuid[], $2::uuid[], $7::uuid[]) as e (organization_id, id, account_id)
-       on conflict (provider, delivery_id, account_id) do nothing returning id`,
-      [
-        jobs.map((j) => j.organization_id),
-        jobs.map((j) => j.event_id),
-        delivery.id,
-        d.provider,
-        d.deliveryId,
-        d.topic,
-        accounts.map((a) => a.id),
-      ],
-    );
-    const enqueued = jobs.map((job) => queue.enqueue(tx, PROCESS_WEBHOOK_EVENT, job, { key: eventKey(job) }));
-    for (const p of [inserted, ...enqueued]) p.catch(() => {}); // awaited below, the insert's error first
-    const rows = await inserted;
-    await Promise.all(enqueued);
-    if (rows.length !== jobs.length) throw new Error('a new delivery met an existing event');
-    return { duplicate: false, events: jobs.map((j) => j.event_id) };
+    const events: string[] = [];
+    for (const account of d.accounts) {
+      const [event] = await tx.query<{ id: string }>(
+        `insert into app.webhook_events (organization_id, delivery, provider, account_id, delivery_id, topic)
+         values ($1, $2, $3, $4, $5, $6)
+         on conflict (provider, delivery_id, account_id) do nothing returning id`,
+        [account.organization_id, delivery.id, d.provider, account.id, d.deliveryId, d.topic],
+      );
+      if (!event) continue;
+      const job: ProcessWebhookJob = { organization_id: account.organization_id, event_id: event.id };
+      await queue.enqueue(tx, PROCESS_WEBHOOK_EVENT, job, { key: eventKey(job) });
+      events.push(event.id);
+    }
+    return { duplicate: false, events };
   });
 }
 
