@@ -6,6 +6,7 @@
 // owner's credentials over IPC, and serves until SIGTERM. WORKER, WORKER_POLL_MS and
 // WORKER_CONCURRENCY pass through from the environment.
 import { loadConfig } from '../src/config.ts';
+import { startFakeGraph } from '../src/dev/fake-graph/server.ts';
 import { startService } from '../src/main.ts';
 import { signUpOwner } from './bench-service.ts';
 import { APP_SECRET, PHONE_ID, VERIFY_TOKEN } from './webhook-deliveries.ts';
@@ -13,7 +14,14 @@ import { APP_SECRET, PHONE_ID, VERIFY_TOKEN } from './webhook-deliveries.ts';
 export type ServiceInfo = { url: string; anonKey: string; accessToken: string };
 
 const env = process.env;
+// Connecting a number proves its token at the Graph API (src/channels/account-proof.ts): the fake
+// answers that, here in this process; nothing else of the bench calls it.
+const graph = await startFakeGraph({
+  accounts: { [PHONE_ID]: { token: 'EAAG-bench-token', channel: 'whatsapp' } },
+});
 const config = loadConfig({
+  META_GRAPH_URL: graph.url,
+  META_INSTAGRAM_GRAPH_URL: graph.url,
   PORT: '0',
   LOG_LEVEL: 'info',
   DATA_DIR: env.BENCH_DATA_DIR ?? '',
@@ -47,5 +55,6 @@ const info: ServiceInfo = { url: svc.url, anonKey: s.keys.anonKey, accessToken }
 process.send?.(info);
 process.once('SIGTERM', async () => {
   await svc.close();
+  await graph.close();
   process.exit(0);
 });

@@ -1,11 +1,12 @@
-// Meta's webhook receiver under load (issue 13): signed WhatsApp deliveries acknowledged per
-// second, beside an unsigned no-op endpoint's rate measured in the same run, and the time from a
+// Meta's webhook receiver under load (issues 13, 28): signed WhatsApp deliveries acknowledged per
+// second, beside a bare server's that verifies the same signature and commits the raw body
+// (bench/webhooks-baseline.ts) in the same run, and the time from a
 // delivery to its message being visible at /rest/v1/messages with the inline worker.
 //
 // Three processes: the service (bench/webhooks-service.ts, the real startService with the worker
-// inline), a bare node:http server answering {"received":true} (bench/webhooks-baseline.ts), and
+// inline), a bare node:http server that verifies and commits the raw body (bench/webhooks-baseline.ts), and
 // wrk posting pre-signed deliveries, each with its own message id (bench/deliveries.lua, fed by
-// bench/webhook-deliveries.ts). Rounds interleave the two servers (service, no-op, service, …),
+// bench/webhook-deliveries.ts). Rounds interleave the two servers (service, bare, service, …),
 // each a warm-up and a measured run; medians are printed. The inline worker processes the events
 // while deliveries come in, as in a deployment; after each service round the bench waits until it
 // has processed every one (and reports how fast, counted by GET /functions/v1/webhook-events), so
@@ -19,7 +20,7 @@
 // 2000) and WORKER_CONCURRENCY pass through to the service, and WORKER=off measures receipt
 // alone (nothing is processed: no latency, no processing rate).
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -135,7 +136,7 @@ async function benchEngine(engine: string, dbEnv: Record<string, string>): Promi
   let baseline: Child<{ url: string }> | null = null;
   try {
     service = await startChild<ServiceInfo>('webhooks-service.ts', { ...dbEnv, BENCH_DATA_DIR: dir });
-    baseline = await startChild<{ url: string }>('webhooks-baseline.ts', {});
+    baseline = await startChild<{ url: string }>('webhooks-baseline.ts', { ...dbEnv, BENCH_DATA_DIR: dir });
     const lat = INLINE ? await latencies(service.info) : [];
     const runs = { service: [] as Run[], baseline: [] as Run[] };
     const processed: Processed[] = [];
@@ -143,9 +144,9 @@ async function benchEngine(engine: string, dbEnv: Record<string, string>): Promi
       const [run, p] = await serviceRound(service.info, dir, `${engine}-${process.pid}-r${round}`);
       runs.service.push(run);
       processed.push(p);
-      runs.baseline.push(await load(baseline.info.url, dir, `noop-r${round}`));
+      runs.baseline.push(await load(baseline.info.url, dir, `bare-${process.pid}-r${round}`));
       console.log(
-        `${engine} round ${round}: service ${run.rps.toFixed(0)}/s, no-op ${runs.baseline.at(-1)?.rps.toFixed(0)}/s, ` +
+        `${engine} round ${round}: service ${run.rps.toFixed(0)}/s, bare ${runs.baseline.at(-1)?.rps.toFixed(0)}/s, ` +
           `${p.events} events processed at ${p.perSecond.toFixed(0)}/s (${p.backlog} pending when the load stopped)`,
       );
     }
@@ -177,14 +178,20 @@ function report(
   const seen = lat.filter((x) => !Number.isNaN(x));
   const poll = env.WORKER_POLL_MS ?? '2000';
   return [
-    `${engine}: signed WhatsApp deliveries, wrk -t1 -c${CONNECTIONS}, ${ROUNDS} rounds of ${SECONDS} s, medians`,
+    `${engine} (load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(
+        ' ',
+      )}): signed WhatsApp deliveries, wrk -t1 -c${CONNECTIONS}, ${ROUNDS} rounds of ${SECONDS} s, medians`,
     line('service (verify, route, store, enqueue)', svc, runs.service),
-    line('no-op endpoint (no verify, no store)   ', base, runs.baseline),
-    `  service / no-op: ${((100 * svc.rps) / base.rps).toFixed(2)} % of the req/s (1 in ${(base.rps / svc.rps).toFixed(0)}), ` +
-      `p99 ${(svc.p99 / base.p99).toFixed(0)}×` +
+    line('bare (verify, commit the raw body)     ', base, runs.baseline),
+    `  service / bare: ${(svc.rps / base.rps).toFixed(2)}× the req/s (median of the rounds' own ratios ` +
+      `${median(runs.service.map((r, i) => r.rps / (runs.baseline[i] as Run).rps)).toFixed(2)}×), ` +
+      `p99 ${(svc.p99 / base.p99).toFixed(1)}×` +
       (runs.service.some((r) => r.duplicates) ? '  (some deliveries repeated: raise PER_SECOND)' : ''),
     INLINE
-      ? `  inline worker: ${median(processed.map((p) => p.perSecond)).toFixed(0)} events processed/s, from a round's start ` +
+      ? `  inline worker: ${median(processed.map((p) => p.perSecond)).toFixed(0)} events processed/s ` +
+        `(${(median(processed.map((p) => p.perSecond)) / svc.rps).toFixed(2)}× the receipt rate), from a round's start ` +
         `to its last event (rounds: ${processed.map((p) => `${p.events} at ${p.perSecond.toFixed(0)}/s, ${p.backlog} left at the end of the load`).join('; ')})`
       : '  WORKER=off: receipt alone, nothing processed',
     ...(INLINE

@@ -3,6 +3,7 @@
 // throws for anything Meta or the network does, and it never logs: the caller records the result.
 // The access token travels only in the Authorization header; it is never put into a URL (where
 // proxies log it) or into a returned error.
+import { fairDeadline } from '../platform/net/fair-deadline.ts';
 import { answeredFailure, type GraphFailure, refusedHere, unansweredFailure } from './graph-errors.ts';
 import {
   type InstagramContent,
@@ -130,6 +131,8 @@ export async function callGraph(
 ): Promise<Answer> {
   let status: number;
   let text: string;
+  // Counted in time the Graph API had to answer, not time this process was busy (fair-deadline.ts).
+  const deadline = fairDeadline(config.timeoutMs);
   try {
     const res = await fetch(url, {
       method,
@@ -139,7 +142,7 @@ export async function callGraph(
       },
       ...(method === 'POST' ? { body: JSON.stringify(body) } : {}),
       // Covers the body too: a server that sends headers and then stalls still times out.
-      signal: AbortSignal.timeout(config.timeoutMs),
+      signal: deadline.signal,
     });
     status = res.status;
     text = await res.text();
@@ -157,6 +160,8 @@ export async function callGraph(
       'invalid_request',
       'the request could not be built (is the access token well-formed?)',
     );
+  } finally {
+    deadline.clear();
   }
   let parsed: unknown = null;
   try {

@@ -149,26 +149,34 @@ export async function openConversation(
 /**
  * The contact and conversation for a channel identity on one connected account, each created when
  * missing: the sender resolves `to` with it, the webhook receiver every inbound message. Runs in
- * the caller's transaction (see findOrCreateContact for who may).
+ * the caller's transaction (see findOrCreateContact for who may). `knownChannel`: the caller read
+ * the account as live on that channel in this transaction, so it is not looked up again
+ * (app.open_conversation checks it all the same).
  */
 export async function conversationFor(
   tx: Queryable,
   organizationId: string,
   accountId: string,
   identity: ChannelIdentity,
+  knownChannel?: MessagingChannel,
 ) {
-  const [account] = await tx.query<{ provider: string }>(
-    `select a.provider from app.connected_accounts a
-      where a.organization_id = $1 and a.id = $2 and a.disconnected_at is null`,
-    [organizationId, accountId],
-  );
-  const channel = account && CHANNEL_OF[account.provider];
+  const channel = knownChannel ?? (await accountChannel(tx, organizationId, accountId));
   if (!channel) throw notFound('connected messaging account');
   if (identity.channel !== channel)
     throw invalidField('channel', `This account talks over ${channel}, not ${identity.channel}`);
   const contact = await findOrCreateContact(tx, organizationId, identity);
   const conversation = await openConversation(tx, organizationId, accountId, contact.contact_id);
   return { contact_id: contact.contact_id, contact_created: contact.created, conversation };
+}
+
+/** The channel a live messaging account talks over; undefined for none. */
+async function accountChannel(tx: Queryable, organizationId: string, accountId: string) {
+  const [account] = await tx.query<{ provider: string }>(
+    `select a.provider from app.connected_accounts a
+      where a.organization_id = $1 and a.id = $2 and a.disconnected_at is null`,
+    [organizationId, accountId],
+  );
+  return account && CHANNEL_OF[account.provider];
 }
 
 /** conversationFor as the caller, in the caller's current organization. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { type Delivery, deliver, deliverDeps, sendKey } from '../jobs/send-message.ts';
@@ -123,12 +124,15 @@ function mediaTypeOf(url: string): (typeof MEDIA_TYPES)[number] {
 /**
  * Checks the send and queues it as the caller: the recipient resolved (a new contact and
  * conversation for `to`), the messaging window, the plan's monthly ceiling (the insert's trigger)
- * and the job, all in one transaction. Nothing reaches the provider here.
+ * and the job, all in one transaction. Nothing reaches the provider here. `claimSeconds`: the
+ * message is inserted claimed for that long (`sending_until`), for a caller that attempts it at
+ * once (sendMessage), so nobody else calls Meta for it meanwhile.
  */
 export async function queueMessage(
   deps: Pick<Deps, 'db'> & { queue: Queue; now: () => Date; config: Pick<Config, 'sendRetry'> },
   principal: Principal,
   input: SendMessageInput,
+  { claimSeconds }: { claimSeconds?: number } = {},
 ): Promise<Queued> {
   const v = parseInput(SendMessageInput, input);
   const { kind, type } = kindOf(v);
@@ -146,8 +150,19 @@ export async function queueMessage(
         sender: principal.kind === 'agent' ? 'agent' : 'person',
         now: deps.now(),
       });
+      // The message's id is made here so that its job goes in first and the message last: the
+      // insert takes the organization's ceiling lock and updates the conversation's row
+      // (migrations 0017, 0016), which concurrent sends wait for until this transaction ends,
+      // so nothing but the commit follows it.
+      const id = randomUUID();
+      const job = { organization_id: org, message_id: id };
+      // Keyed by the message: the sweep finds its job from the row (docs/jobs.md "The sweep").
+      const jobId = await deps.queue.enqueue(tx, 'send-message', job, {
+        startAfter: deps.config.sendRetry.firstRetrySeconds,
+        key: sendKey(job),
+      });
       const [row] = await tx.query<{ r: MessageRow }>(
-        'select to_jsonb(m) as r from app.queue_message($1, $2, $3, $4, $5, $6, $7) m',
+        'select to_jsonb(m) as r from app.queue_message($1, $2, $3, $4, $5, $6, $7, $8, $9) m',
         [
           org,
           conversation.id,
@@ -156,17 +171,12 @@ export async function queueMessage(
           v.media_url ?? null,
           v.template ? JSON.stringify(v.template) : null,
           v.idempotency_key ?? null,
+          claimSeconds ?? null,
+          id,
         ],
       );
       if (!row) throw notFound('conversation');
-      const message = row.r;
-      const job = { organization_id: message.organization_id, message_id: message.id };
-      // Keyed by the message: the sweep finds its job from the row (docs/jobs.md "The sweep").
-      const jobId = await deps.queue.enqueue(tx, 'send-message', job, {
-        startAfter: deps.config.sendRetry.firstRetrySeconds,
-        key: sendKey(job),
-      });
-      return { message, replayed: false, jobId };
+      return { message: row.r, replayed: false, jobId };
     });
   } catch (err) {
     // Two calls with one key at once: the loser's insert hits the unique key; answer the winner's.
@@ -217,7 +227,9 @@ async function recipient(
   }
   if (v.to) {
     const account = await sendingAccount(tx, org, v.channel, v.account_id);
-    return (await conversationFor(tx, org, account, { channel: v.channel, id: v.to })).conversation;
+    // The account was just read as the channel's: conversationFor need not look it up again.
+    return (await conversationFor(tx, org, account, { channel: v.channel, id: v.to }, v.channel))
+      .conversation;
   }
   const column = IDENTITY_COLUMN[v.channel];
   const [contact] = await tx.query<{ id: string; identity: string | null }>(
@@ -346,12 +358,23 @@ export async function sendMessage(
   await requireMessagingPlan(deps, principal);
   // Agents need write; people are left to the database (any member may send).
   await requireScope(deps, principal, 'write', 'Sending a message');
-  const queued = await queueMessage(deps, principal, input);
+  const d = deliverDeps(deps);
+  const queued = await queueMessage(deps, principal, input, { claimSeconds: d.claimSeconds });
   if (queued.replayed) return { message: queued.message, state: stateOf(queued.message), replayed: true };
   const job = { organization_id: queued.message.organization_id, message_id: queued.message.id };
+  const { jobId } = queued;
+  let completed = false;
   let delivery: Delivery;
   try {
-    delivery = await deliver(deliverDeps(deps), job);
+    delivery = await deliver(d, job, {
+      claimedUntil: queued.message.sending_until as string,
+      // The job is completed in the transaction that records the answer: one commit for both.
+      settled: async (tx) => {
+        if (!jobId) return;
+        await deps.queue.complete('send-message', jobId, tx);
+        completed = true;
+      },
+    });
   } catch (err) {
     // Committed with its job: the worker sends it. The caller hears it is queued.
     logFailure(
@@ -362,8 +385,8 @@ export async function sendMessage(
     );
     return { message: queued.message, state: 'queued', replayed: false };
   }
-  if (delivery.state !== 'retry' && queued.jobId)
-    await deps.queue.complete('send-message', queued.jobId).catch((err) => {
+  if (delivery.state !== 'retry' && jobId && !completed)
+    await deps.queue.complete('send-message', jobId).catch((err) => {
       // Harmless: the job finds the message settled and does nothing.
       logFailure(deps.log, err, { message_id: job.message_id }, 'could not complete the send job');
     });

@@ -11,6 +11,7 @@ import { markNeedsReconnect, reasonSentence } from '../domain/connection-health.
 import type { Deps, MessagingChannel } from '../domain/deps.ts';
 import { deliveryFor } from '../domain/messaging-window.ts';
 import type { MessageRow } from '../domain/send-message.ts';
+import type { Queryable } from '../platform/db/database.ts';
 import type { JobDefinition, JobPolicy } from '../platform/queue/queue.ts';
 import { SecretError } from '../platform/secrets.ts';
 import type { JobDeps } from './index.ts';
@@ -44,30 +45,47 @@ type Pending = MessageRow & {
   needs_reconnect: string | null;
 };
 
+// What the call needs besides the message: its channel, account and recipient.
+const PENDING = `to_jsonb(m) || jsonb_build_object(
+    'channel', v.channel, 'provider', a.provider, 'external_id', a.external_id,
+    'last_inbound_at', v.last_inbound_at,
+    'needs_reconnect', case when a.needs_reconnect_at is not null
+                            then coalesce(a.needs_reconnect_reason, 'Its token stopped working.') end,
+    'recipient', case v.channel when 'whatsapp' then c.whatsapp_id when 'messenger' then c.facebook_psid
+                                else c.instagram_id end) as r`;
+const WITH_CONVERSATION = `join public.conversations v on v.organization_id = m.organization_id and v.id = m.conversation_id
+  join public.contacts c on c.organization_id = v.organization_id and c.id = v.contact_id
+  join app.connected_accounts a on a.organization_id = m.organization_id and a.id = m.account_id`;
+
 // Claims the message while it is queued and unclaimed (or its claim ran out), with what the call needs.
 const CLAIM = `with claimed as (
   update public.messages m set sending_until = now() + make_interval(secs => $3)
    where m.organization_id = $1 and m.id = $2 and m.direction = 'out' and m.status = 'queued'
      and (m.sending_until is null or m.sending_until < now())
   returning m.*)
-select to_jsonb(m) || jsonb_build_object(
-    'channel', v.channel, 'provider', a.provider, 'external_id', a.external_id,
-    'last_inbound_at', v.last_inbound_at,
-    'needs_reconnect', case when a.needs_reconnect_at is not null
-                            then coalesce(a.needs_reconnect_reason, 'Its token stopped working.') end,
-    'recipient', case v.channel when 'whatsapp' then c.whatsapp_id when 'messenger' then c.facebook_psid
-                                else c.instagram_id end) as r
-  from claimed m
-  join public.conversations v on v.organization_id = m.organization_id and v.id = m.conversation_id
-  join public.contacts c on c.organization_id = v.organization_id and c.id = v.contact_id
-  join app.connected_accounts a on a.organization_id = m.organization_id and a.id = m.account_id`;
+select ${PENDING} from claimed m ${WITH_CONVERSATION}`;
+
+// The message its queuing request claimed (app.queue_message's claim_seconds), while that claim,
+// to the microsecond, is the message's and has not run out: then no one else calls.
+const CLAIMED = `select ${PENDING} from public.messages m ${WITH_CONVERSATION}
+  where m.organization_id = $1 and m.id = $2 and m.direction = 'out' and m.status = 'queued'
+    and m.sending_until = $3::timestamptz and m.sending_until > now()`;
+
+/**
+ * How an attempt starts and ends besides the defaults. `claimedUntil`: the caller queued the
+ * message claimed until then (the request's own first attempt), so the attempt reads it instead
+ * of claiming it. `settled`: runs in the transaction that records a sent or failed message (the
+ * request completes the message's job there, so one commit records both). If it throws, its
+ * statements are rolled back and the answer is recorded all the same.
+ */
+export type AttemptOptions = { claimedUntil?: string; settled?: (tx: Queryable) => Promise<void> };
 
 /** One attempt at a message (service path: the job names the organization). */
-export async function deliver(deps: DeliverDeps, job: SendJob): Promise<Delivery> {
-  const [row] = await deps.db.query<{ r: Pending }>(CLAIM, [
+export async function deliver(deps: DeliverDeps, job: SendJob, opts: AttemptOptions = {}): Promise<Delivery> {
+  const [row] = await deps.db.query<{ r: Pending }>(opts.claimedUntil === undefined ? CLAIM : CLAIMED, [
     job.organization_id,
     job.message_id,
-    deps.claimSeconds,
+    opts.claimedUntil ?? deps.claimSeconds,
   ]);
   const m = row?.r;
   if (!m) {
@@ -89,11 +107,16 @@ export async function deliver(deps: DeliverDeps, job: SendJob): Promise<Delivery
     throw err;
   }
   if (result.ok)
-    return settle(deps, job, 'sent', 'sent_at = now(), provider_message_id = $3, error = null', [
-      result.providerMessageId,
-    ]);
+    return settle(
+      deps,
+      job,
+      'sent',
+      'sent_at = now(), provider_message_id = $3, error = null',
+      [result.providerMessageId],
+      opts.settled,
+    );
   if (result.transient) {
-    const message = await record(deps, job, 'error = $3', [JSON.stringify(providerError(result))]);
+    const message = await record(deps.db, job, 'error = $3', [JSON.stringify(providerError(result))]);
     return { state: 'retry', message: message ?? m, error: result.error };
   }
   // Meta's "invalid OAuth access token": the account needs a reconnect from now on, so the next
@@ -105,7 +128,7 @@ export async function deliver(deps: DeliverDeps, job: SendJob): Promise<Delivery
       m.account_id as string,
       reasonSentence(m.provider, result.error.message),
     );
-  return fail(deps, job, providerError(result));
+  return fail(deps, job, providerError(result), opts.settled);
 }
 
 const IN_PROGRESS = {
@@ -129,8 +152,9 @@ export async function fail(
   deps: DeliverDeps,
   job: SendJob,
   error: Record<string, unknown>,
+  settled?: AttemptOptions['settled'],
 ): Promise<Delivery> {
-  return settle(deps, job, 'failed', 'failed_at = now(), error = $3', [JSON.stringify(error)]);
+  return settle(deps, job, 'failed', 'failed_at = now(), error = $3', [JSON.stringify(error)], settled);
 }
 
 async function settle(
@@ -139,8 +163,27 @@ async function settle(
   status: 'sent' | 'failed',
   set: string,
   values: unknown[],
+  settled?: AttemptOptions['settled'],
 ) {
-  const message = await record(deps, job, `status = '${status}', ${set}`, values);
+  const recordIn = (q: Queryable) => record(q, job, `status = '${status}', ${set}`, values);
+  const message = settled
+    ? await deps.db.transaction(async (tx) => {
+        const m = await recordIn(tx);
+        if (!m) return m;
+        // In a savepoint: whatever `settled` does, the answer is recorded (Meta took it or refused
+        // it; losing that would send it again).
+        const savepoint = tx.query('savepoint settled');
+        savepoint.catch(() => {}); // awaited below; it leaves with settled's statements
+        try {
+          await settled(tx);
+          await savepoint;
+          await tx.query('release savepoint settled');
+        } catch {
+          await tx.query('rollback to savepoint settled');
+        }
+        return m;
+      })
+    : await recordIn(deps.db);
   if (message) return { state: status, message } as const;
   // Someone else settled it meanwhile: answer what it became.
   const [row] = await deps.db.query<{ r: MessageRow }>(
@@ -158,7 +201,7 @@ async function settle(
  */
 export async function giveUp(deps: DeliverDeps, job: SendJob, error: Record<string, unknown>) {
   const failed = await record(
-    deps,
+    deps.db,
     job,
     `status = 'failed', failed_at = now(), error = $3`,
     [JSON.stringify(error)],
@@ -171,13 +214,13 @@ export async function giveUp(deps: DeliverDeps, job: SendJob, error: Record<stri
 
 /** Updates the message while it is still queued (and, `unclaimed`, held by no live attempt); null when it is not. */
 async function record(
-  deps: DeliverDeps,
+  q: Queryable,
   job: SendJob,
   set: string,
   values: unknown[],
   { unclaimed = false } = {},
 ) {
-  const [row] = await deps.db.query<{ r: MessageRow }>(
+  const [row] = await q.query<{ r: MessageRow }>(
     `update public.messages m set ${set}, sending_until = null
       where m.organization_id = $1 and m.id = $2 and m.status = 'queued'
         ${unclaimed ? 'and (m.sending_until is null or m.sending_until < now())' : ''}

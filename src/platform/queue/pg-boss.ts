@@ -160,10 +160,13 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
       if (keyed) return keyed;
       throw new Error(`job "${name}" was not created`);
     },
-    async complete(name, id) {
+    async complete(name, id, tx) {
       // includeQueued: pg-boss otherwise completes only a job a worker holds, and the point here
       // is a job no worker has taken yet.
-      await boss.complete(name, id, null, { includeQueued: true });
+      await boss.complete(name, id, null, {
+        includeQueued: true,
+        ...(tx ? { db: transactionExecutor(tx) } : {}),
+      });
     },
     async work(wo = {}) {
       if (started) return;

@@ -92,8 +92,11 @@ export interface Queue {
    * exists only if that transaction commits. Returns the job's id.
    */
   enqueue(tx: Queryable, name: string, data: object, opts?: EnqueueOptions): Promise<string>;
-  /** Marks a job done without running it (the request that made it already did the work). */
-  complete(name: string, id: string): Promise<void>;
+  /**
+   * Marks a job done without running it (the request that made it already did the work); with
+   * `tx`, inside that open transaction, so it commits with what recorded the work.
+   */
+  complete(name: string, id: string, tx?: Queryable): Promise<void>;
   /** Starts running every registered job in this process; `concurrency` runs per job name. */
   work(opts?: { concurrency?: number }): Promise<void>;
   /**
