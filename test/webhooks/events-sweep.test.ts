@@ -97,13 +97,15 @@ describe('an event whose job pg-boss failed', () => {
     expect(listed.json.data.map((x: { id: string }) => x.id)).toContain(e.event_id);
     expect(await replayEvents(svc.services.db, svc.services.queue, { id: e.event_id })).toEqual([e.event_id]);
     expect(await jobState(e.jobId)).toBe('created');
-    await worker();
+    const running = await worker();
     await until(async () => (await eventRow(e.event_id))?.status === 'processed');
     const [n] = await svc.services.db.query<{ n: number }>(
       'select count(*)::int as n from messages where provider_message_id = $1',
       [e.wamid],
     );
     expect(n?.n).toBe(1);
+    // Left running, it would take the next test's event before that test removes its job.
+    await running.stop({ timeoutMs: 500 });
   });
 });
 
