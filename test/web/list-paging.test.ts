@@ -112,7 +112,7 @@ describeBrowser('keyset paging of the big lists', () => {
     await context.close();
   });
 
-  test('agent sign-in attempts of one instant page forward and back, each once', async () => {
+  test('agent sign-in attempts of one instant page forward and back, each once, while newer ones arrive', async () => {
     const { context, page } = await openPage(browser, DESKTOP);
     await signUpInDashboard(svc, page, 'Busy agents');
     const org = await growthOrganization('Busy agents');
@@ -127,6 +127,13 @@ describeBrowser('keyset paging of the big lists', () => {
     const reasons = () =>
       page.getByRole('table', { name: table }).locator('tbody tr td:nth-child(4)').allTextContents();
     const first = await reasons();
+    // Attempts keep coming while someone reads: the next page still starts after the last row
+    // seen (an offset would now start five rows earlier, showing five of them again).
+    await svc.services.db.query(
+      `insert into public.agent_auth_attempts (organization_id, key_prefix, outcome, reason, created_at)
+       select $1::uuid, 'sk_test', 'failure', 'late ' || i, now() + interval '1 minute' from generate_series(1, 5) i`,
+      [org],
+    );
     await pager(page).getByRole('button', { name: 'Next' }).click();
     await eventually(reasons).not.toEqual(first);
     const second = await reasons();
@@ -136,6 +143,7 @@ describeBrowser('keyset paging of the big lists', () => {
     const all = [...first, ...second, ...third];
     expect([first.length, second.length, third.length]).toEqual([20, 20, 5]);
     expect(new Set(all).size).toBe(45);
+    expect(all.every((r) => r.startsWith('attempt'))).toBe(true);
     await pager(page).getByRole('button', { name: 'Previous' }).click();
     await eventually(reasons).toEqual(second);
     await expectCleanPage(page);
