@@ -1,4 +1,4 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { must } from './api';
 import { cursorText, newerThan, olderThan, parseCursor } from './keyset';
 import { supabase } from './supabase';
@@ -20,7 +20,7 @@ type Keyed = { created_at: string; id: string | number };
 
 /**
  * A newest-first list read page by page with a keyset cursor, and its total from
- * `count=estimated`, asked once per set of filters (not on every page): the page's rows are
+ * `count=estimated`, asked once per set of filters (with the first page, not on every page): the page's rows are
  * `pageSize` plus one, the extra one saying whether there is a next page. `key` names the list and
  * its filters (a filter change gives a new key; the caller resets the position with it).
  */
@@ -43,24 +43,29 @@ export function useKeysetList<T extends Keyed>({
   go(next: Position): void;
   staleTime?: number;
 }) {
-  const read = () => filter(supabase.from(table).select(select));
+  const queries = useQueryClient();
+  const totalKey = [...key, 'total'];
   const rows = useQuery({
     queryKey: [...key, 'after', position.after],
     placeholderData: keepPreviousData,
     staleTime,
     queryFn: async () => {
       const cursor = parseCursor(position.after);
-      const q = cursor ? olderThan(read(), cursor) : read();
-      const res = await q
+      // The first page brings the total in the same statement; later pages count nothing.
+      const q = filter(supabase.from(table).select(select, cursor ? {} : { count: 'estimated' }));
+      const res = await (cursor ? olderThan(q, cursor) : q)
         .order('created_at', { ascending: false })
         .order('id', { ascending: false })
         .limit(pageSize + 1);
       const all = must(res) as unknown as T[];
+      if (!cursor) queries.setQueryData(totalKey, res.count);
       return { rows: all.slice(0, pageSize), more: all.length > pageSize };
     },
   });
+  // A page opened by its link, without the first: the total on its own (a HEAD), once.
   const total = useQuery({
-    queryKey: [...key, 'total'],
+    queryKey: totalKey,
+    enabled: position.after !== '',
     staleTime,
     queryFn: async () => {
       const res = await filter(supabase.from(table).select('id', { count: 'estimated', head: true }));
