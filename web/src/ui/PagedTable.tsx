@@ -9,15 +9,20 @@ export function PagedTable<T>({
   query,
   rows,
   total,
+  about,
+  hasMore,
   page,
   pageSize,
   onPage,
   ...table
 }: {
   query: { isPending: boolean; error: unknown };
-  /** This page's rows, and how many there are in all (when the service says). */
+  /** This page's rows, and how many there are in all (when the service says; `about`: an estimate). */
   rows: T[] | undefined;
   total: number | null | undefined;
+  about?: boolean;
+  /** For cursor lists: whether a next page exists (the total may be an estimate). */
+  hasMore?: boolean;
   page: number;
   pageSize: number;
   onPage(page: number): void;
@@ -34,7 +39,14 @@ export function PagedTable<T>({
       ) : (
         <>
           <DataTable rows={rows ?? []} {...table} />
-          <Pager page={page} pageSize={pageSize} total={total} onPage={onPage} />
+          <Pager
+            page={page}
+            pageSize={pageSize}
+            total={total}
+            about={about}
+            hasMore={hasMore}
+            onPage={onPage}
+          />
         </>
       )}
     </>

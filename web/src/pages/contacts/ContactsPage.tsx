@@ -1,12 +1,10 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { must } from '../../lib/api';
 import { date, personName } from '../../lib/format';
 import { useInsertAndOpen } from '../../lib/insert-and-open';
-import { supabase } from '../../lib/supabase';
-import { rowRange, useUrlFilters } from '../../lib/url-filters';
+import { useKeysetList } from '../../lib/keyset-list';
+import { useUrlFilters } from '../../lib/url-filters';
 import { Page } from '../../ui/Page';
 import { PagedTable } from '../../ui/PagedTable';
 import { ContactForm } from './ContactForm';
@@ -33,14 +31,14 @@ export function ContactsPage() {
   const filters = useUrlFilters();
   const search = filters.get('q');
   const tag = filters.get('tag');
-  const page = filters.page;
   const [adding, setAdding] = useState(false);
 
-  const list = useQuery({
-    queryKey: ['contacts', { search, tag, page }],
-    placeholderData: keepPreviousData,
-    queryFn: async () => {
-      let q = supabase.from('contacts').select(CONTACT_COLUMNS, { count: 'exact' });
+  const list = useKeysetList<Contact>({
+    key: ['contacts', { search, tag }],
+    table: 'contacts',
+    select: CONTACT_COLUMNS,
+    pageSize: PAGE_SIZE,
+    filter: (q) => {
       const term = searchable(search);
       if (term) {
         q = q.or(
@@ -49,10 +47,10 @@ export function ContactsPage() {
             .join(','),
         );
       }
-      if (tag) q = q.contains('tags', [tag]);
-      const res = await q.order('created_at', { ascending: false }).range(...rowRange(page, PAGE_SIZE));
-      return { rows: must(res) as Contact[], total: res.count };
+      return tag ? q.contains('tags', [tag]) : q;
     },
+    position: filters.position,
+    go: filters.go,
   });
   const create = useInsertAndOpen('contacts', toRow, 'contacts', '/app/contacts');
   const { set } = filters;
@@ -87,17 +85,7 @@ export function ContactsPage() {
           <input defaultValue={tag} onChange={(e) => set('tag', e.target.value.trim())} />
         </label>
       </search>
-      <PagedTable
-        query={list}
-        rows={list.data?.rows}
-        total={list.data?.total}
-        columns={columns}
-        caption="Contacts"
-        empty="No contacts match"
-        page={page}
-        pageSize={PAGE_SIZE}
-        onPage={(p) => set('page', String(p))}
-      />
+      <PagedTable {...list} columns={columns} caption="Contacts" empty="No contacts match" />
     </Page>
   );
 }

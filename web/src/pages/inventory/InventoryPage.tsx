@@ -1,12 +1,10 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { must } from '../../lib/api';
 import { money } from '../../lib/format';
 import { useInsertAndOpen } from '../../lib/insert-and-open';
-import { supabase } from '../../lib/supabase';
-import { rowRange, useUrlFilters } from '../../lib/url-filters';
+import { useKeysetList } from '../../lib/keyset-list';
+import { useUrlFilters } from '../../lib/url-filters';
 import { Page } from '../../ui/Page';
 import { PagedTable } from '../../ui/PagedTable';
 import { ItemForm } from './ItemForm';
@@ -50,25 +48,23 @@ export function InventoryPage() {
   const filters = useUrlFilters();
   const search = filters.get('q');
   const view: View = (filters.get('view') as View) in VIEWS ? (filters.get('view') as View) : 'active';
-  const page = filters.page;
   const [adding, setAdding] = useState(false);
 
-  const list = useQuery({
-    queryKey: ['inventory', { search, view, page }],
-    placeholderData: keepPreviousData,
-    queryFn: async () => {
-      let q = supabase.from('inventory_items').select(ITEM_COLUMNS, { count: 'exact' });
+  const list = useKeysetList<Item>({
+    key: ['inventory', { search, view }],
+    table: 'inventory_items',
+    select: ITEM_COLUMNS,
+    pageSize: PAGE_SIZE,
+    filter: (q) => {
       const term = searchable(search);
       if (term) q = q.or(`name.ilike.*${term}*,sku.ilike.*${term}*`);
       if (view === 'active') q = q.eq('status', 'active');
       if (view === 'archived') q = q.eq('status', 'archived');
       if (view === 'review') q = q.eq('status', 'draft').eq('auto_created', true);
-      const res = await q
-        .order('created_at', { ascending: false })
-        .order('id', { ascending: false })
-        .range(...rowRange(page, PAGE_SIZE));
-      return { rows: must(res) as Item[], total: res.count };
+      return q;
     },
+    position: filters.position,
+    go: filters.go,
   });
   const create = useInsertAndOpen('inventory_items', toRow, 'inventory', '/app/inventory');
   const { set } = filters;
@@ -113,15 +109,10 @@ export function InventoryPage() {
         </label>
       </search>
       <PagedTable
-        query={list}
-        rows={list.data?.rows}
-        total={list.data?.total}
+        {...list}
         columns={columns}
         caption={`Inventory: ${VIEWS[view].label}`}
         empty={VIEWS[view].empty}
-        page={page}
-        pageSize={PAGE_SIZE}
-        onPage={(p) => set('page', String(p))}
       />
     </Page>
   );

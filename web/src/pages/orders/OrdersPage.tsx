@@ -1,10 +1,8 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { Link } from 'react-router';
-import { must } from '../../lib/api';
 import { dateTime, money, personName } from '../../lib/format';
-import { supabase } from '../../lib/supabase';
-import { rowRange, useUrlFilters } from '../../lib/url-filters';
+import { useKeysetList } from '../../lib/keyset-list';
+import { useUrlFilters } from '../../lib/url-filters';
 import { FilterSelect } from '../../ui/FilterSelect';
 import { Page } from '../../ui/Page';
 import { PagedTable } from '../../ui/PagedTable';
@@ -46,22 +44,19 @@ export function OrdersPage() {
   const filters = useUrlFilters();
   const search = filters.get('q');
   const status = filters.get('status');
-  const page = filters.page;
 
-  const list = useQuery({
-    queryKey: ['orders', { search, status, page }],
-    placeholderData: keepPreviousData,
-    queryFn: async () => {
-      let q = supabase.from('orders').select(LIST_COLUMNS, { count: 'exact' });
+  const list = useKeysetList<Row>({
+    key: ['orders', { search, status }],
+    table: 'orders',
+    select: LIST_COLUMNS,
+    pageSize: PAGE_SIZE,
+    filter: (q) => {
       const term = numberTerm(search);
       if (term) q = q.ilike('order_number', `*${term}*`);
-      if (status) q = q.eq('status', status);
-      const res = await q
-        .order('created_at', { ascending: false })
-        .order('id', { ascending: false })
-        .range(...rowRange(page, PAGE_SIZE));
-      return { rows: must(res) as unknown as Row[], total: res.count };
+      return status ? q.eq('status', status) : q;
     },
+    position: filters.position,
+    go: filters.go,
   });
   const { set } = filters;
 
@@ -88,17 +83,7 @@ export function OrdersPage() {
           onChange={(v) => set('status', v)}
         />
       </search>
-      <PagedTable
-        query={list}
-        rows={list.data?.rows}
-        total={list.data?.total}
-        columns={columns}
-        caption="Orders"
-        empty="No orders match"
-        page={page}
-        pageSize={PAGE_SIZE}
-        onPage={(p) => set('page', String(p))}
-      />
+      <PagedTable {...list} columns={columns} caption="Orders" empty="No orders match" />
     </Page>
   );
 }

@@ -1,13 +1,8 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { useState } from 'react';
-import { must } from '../../lib/api';
 import { dateTime } from '../../lib/format';
-import { supabase } from '../../lib/supabase';
-import { DataTable } from '../../ui/DataTable';
-import { ErrorNote } from '../../ui/ErrorNote';
-import { Loading } from '../../ui/Page';
-import { Pager } from '../../ui/Pager';
+import { FIRST_PAGE, useKeysetList } from '../../lib/keyset-list';
+import { PagedTable } from '../../ui/PagedTable';
 
 type Attempt = {
   id: number;
@@ -34,39 +29,27 @@ const columns = [
 
 /** Every agent-auth exchange for this organization's keys, newest first (row-level security scopes it). */
 export function AuthAttempts() {
-  const [page, setPage] = useState(0);
-  const list = useQuery({
-    queryKey: ['agent-auth-attempts', page],
+  // Not in the URL: the page it sits on (agents and keys) keeps none of its state there.
+  const [position, go] = useState(FIRST_PAGE);
+  const list = useKeysetList<Attempt>({
+    key: ['agent-auth-attempts'],
+    table: 'agent_auth_attempts',
+    select: 'id, key_prefix, ip, outcome, reason, created_at',
+    pageSize: PAGE,
+    position,
+    go,
     // A log: opening the page shows the attempts up to now, not a copy from a minute ago.
     staleTime: 0,
-    placeholderData: keepPreviousData,
-    queryFn: async () => {
-      const res = await supabase
-        .from('agent_auth_attempts')
-        .select('id, key_prefix, ip, outcome, reason, created_at', { count: 'exact' })
-        .order('created_at', { ascending: false })
-        .order('id', { ascending: false })
-        .range(page * PAGE, page * PAGE + PAGE - 1);
-      return { rows: must(res) as Attempt[], total: res.count };
-    },
   });
   return (
     <section aria-labelledby="attempts-heading">
       <h2 id="attempts-heading">Sign-in attempts by agents</h2>
-      <ErrorNote error={list.error} />
-      {list.isPending ? (
-        <Loading />
-      ) : (
-        <>
-          <DataTable
-            rows={list.data?.rows ?? []}
-            columns={columns}
-            caption="Agent sign-in attempts"
-            empty="No agent has exchanged a key yet"
-          />
-          <Pager page={page} pageSize={PAGE} total={list.data?.total} onPage={setPage} />
-        </>
-      )}
+      <PagedTable
+        {...list}
+        columns={columns}
+        caption="Agent sign-in attempts"
+        empty="No agent has exchanged a key yet"
+      />
     </section>
   );
 }
