@@ -82,13 +82,16 @@ export function roleOf(principal: Principal): 'authenticated' | 'anon' | 'servic
 // settings the same projection sets. Transaction-local, so a pooled connection never keeps any of
 // it. The lookup is a scan in FROM, so it runs (as the connection's owner) before the projection
 // switches the role.
+// The settings are made inside a subquery whose outputs nobody reads: set_config is volatile, so
+// PostgreSQL still evaluates every one of them, but the row sent back is one integer instead of
+// ten texts (the claims JSON among them), which both processes would write and read for nothing.
 const claimsSql = (context: string) =>
-  `select set_config('role', $1, true), set_config('request.jwt.claims', $2, true),
+  `select 1 as claims from (select set_config('role', $1, true), set_config('request.jwt.claims', $2, true),
   set_config('request.jwt.claim.sub', $3, true), set_config('transaction_read_only', $4, true),
   set_config('svc.org_id', c.org_id, true), set_config('svc.org_role', c.org_role, true),
   set_config('svc.agent_scopes', c.agent_scopes, true), set_config('svc.can_read', c.can_read, true),
   set_config('svc.can_write', c.can_write, true), set_config('svc.can_delete', c.can_delete, true)
-  from ${context} c`;
+  from ${context} c) settings`;
 
 /** The claims statement of each kind of caller, each prepared once per connection by its name. */
 export const CLAIMS_STATEMENTS = {
