@@ -18,6 +18,18 @@ function processCpu(pid: number | string): number {
   }
 }
 
+/**
+ * On-CPU time of a single-threaded process in microseconds, to the nanosecond (schedstat), where
+ * stat counts 10 ms ticks: a backend's few µs a statement need the finer clock. NaN without it.
+ */
+function threadCpu(pid: string): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1000;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** The CPU time of each PostgreSQL backend serving `database` (a backend's title names it). */
 function postgresCpu(database: string): Map<string, number> {
   const cpu = new Map<string, number>();
@@ -34,7 +46,9 @@ function postgresCpu(database: string): Map<string, number> {
     } catch {
       continue; // exited meanwhile
     }
-    const t = processCpu(pid);
+    // A backend is one thread: schedstat where the kernel keeps it, else stat's ticks.
+    const fine = threadCpu(pid);
+    const t = Number.isNaN(fine) ? processCpu(pid) : fine;
     if (!Number.isNaN(t)) cpu.set(pid, t);
   }
   return cpu;

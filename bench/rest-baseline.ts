@@ -26,7 +26,25 @@ import type { BenchRequest, Fixture, Statement } from './rest-service.ts';
 
 const env = process.env;
 const fixture = JSON.parse(readFileSync(env.BENCH_FIXTURE ?? '', 'utf8')) as Fixture;
-const byPath = new Map<string, BenchRequest>(fixture.requests.map((r) => [`${r.method} ${r.path}`, r]));
+/**
+ * Every path a run sends, with the request it is one of and the id it names: the recorded
+ * statements are sent with that id in the place of the recorded one. Under `/plain` the same read
+ * is sent alone as the owner, no claims (what the claims step costs is the difference).
+ */
+type Target = { r: BenchRequest; id: string | undefined; plain: boolean };
+const byPath = new Map<string, Target>();
+for (const r of fixture.requests) {
+  for (const id of r.ids.length ? r.ids : [undefined]) {
+    const at = id === undefined ? r.path : r.path.replace(r.ids[0] ?? '', id);
+    byPath.set(`${r.method} ${at}`, { r, id, plain: false });
+    if (r.oneSync && r.readOnly) byPath.set(`${r.method} /plain${at}`, { r, id, plain: true });
+  }
+}
+/** The statements as recorded, with `id` bound where the recorded id was. */
+const withId = (r: BenchRequest, id: string | undefined): Statement[] =>
+  id === undefined || id === r.ids[0]
+    ? r.statements
+    : r.statements.map((s) => ({ ...s, values: s.values.map((v) => (v === r.ids[0] ? id : v)) }));
 // Each statement's name, computed once per text, as the service's statement cache keeps them.
 const names = new Map<string, string>();
 const named = (text: string) => {
@@ -38,7 +56,11 @@ const named = (text: string) => {
   return name;
 };
 
-type Run = (r: BenchRequest) => Promise<Record<string, unknown> | undefined>;
+type Run = (
+  r: BenchRequest,
+  statements: Statement[],
+  plain: boolean,
+) => Promise<Record<string, unknown> | undefined>;
 let close = async () => {};
 
 function onPostgres(url: string): Run {
@@ -48,18 +70,20 @@ function onPostgres(url: string): Run {
   close = async () => {
     await Promise.all([pool.end(), lanes.close()]);
   };
-  return async (r) => {
+  return async (r, statements, plain) => {
     if (r.oneSync) {
       // The service sent claims and statement before one Sync (db.queryAs): the same wire shape,
       // a read on the same number of shared connections.
       const lane = r.readOnly ? lanes.take() : undefined;
       const client = lane?.client ?? (await pool.connect());
-      const [claims, read] = r.statements as [Statement, Statement];
+      const [claims, read] = statements as [Statement, Statement];
       const batch = new OneSync([
         { name: named(claims.text), ...claims },
         { name: named(read.text), ...read },
       ]);
       try {
+        // The read alone, as the owner: a statement of its own, its own implicit transaction.
+        if (plain) return (await client.query({ name: named(read.text), ...read })).rows[0];
         return (await runOneSync(client, batch))[1]?.rows[0];
       } finally {
         if (lane) lanes.done(lane);
@@ -75,7 +99,7 @@ function onPostgres(url: string): Run {
     stream.cork();
     const sent = [
       client.query('begin'),
-      ...r.statements.map((s) => client.query({ name: named(s.text), text: s.text, values: s.values })),
+      ...statements.map((s) => client.query({ name: named(s.text), text: s.text, values: s.values })),
       client.query('commit'),
     ];
     stream.uncork();
@@ -93,13 +117,13 @@ async function onPglite(dataDir: string): Promise<Run> {
   // the trigram indexes (migration 0012), which need pg_trgm loaded.
   const db = await PGlite.create({ dataDir: path.join(dataDir, 'pglite'), extensions: { pg_trgm } });
   close = () => db.close(); // the service opens this directory next: leave it consistent
-  return async (r) => {
+  return async (r, statements, plain) => {
     // What the service sent as one implicit transaction goes the same way: one call, one Sync.
-    if (r.oneSync) return (await runPgliteOneSync(db, r.statements, r))[1]?.[0];
+    if (plain) return (await runPgliteOneSync(db, statements.slice(1), r))[0]?.[0];
+    if (r.oneSync) return (await runPgliteOneSync(db, statements, r))[1]?.[0];
     return db.transaction(async (tx) => {
       let last: Record<string, unknown> | undefined;
-      for (const s of r.statements)
-        last = (await tx.query<Record<string, unknown>>(s.text, s.values)).rows[0];
+      for (const s of statements) last = (await tx.query<Record<string, unknown>>(s.text, s.values)).rows[0];
       return last;
     });
   };
@@ -108,14 +132,15 @@ async function onPglite(dataDir: string): Promise<Run> {
 const run = env.DATABASE_URL ? onPostgres(env.DATABASE_URL) : await onPglite(env.BENCH_DATA_DIR ?? '');
 
 const server = createServer((req, res) => {
-  const r = byPath.get(`${req.method} ${req.url}`);
-  if (!r) {
+  const target = byPath.get(`${req.method} ${req.url}`);
+  if (!target) {
     res.writeHead(404).end();
     return;
   }
+  const { r, id, plain } = target;
   req.resume(); // the body is the recorded one; only its arrival matters
   req.once('end', () => {
-    run(r).then(
+    run(r, withId(r, id), plain).then(
       (row) => {
         const body = typeof row?.body === 'string' ? row.body : '';
         res.writeHead(r.status, { 'content-type': 'application/json' }).end(r.status === 201 ? '' : body);

@@ -1,6 +1,7 @@
 // The data bench/rest.ts measures on: one organization (the caller's, on the scale plan with no
 // daily quota) holding 100,000 contacts and 500 orders of 3 items, and 10 other organizations
-// holding 10,000 contacts each, so every read has other tenants' rows to skip.
+// holding 10,000 contacts each, so every read has other tenants' rows to skip; and the ids the
+// requests draw from (SPREAD random contacts, every order).
 import type { Database } from '../src/platform/db/database.ts';
 import { SERVICE } from '../src/platform/db/database.ts';
 
@@ -8,7 +9,11 @@ export const TENANT_CONTACTS = 100_000;
 const OTHER_TENANTS = 10;
 const ORDERS = 500;
 
-export type Seeded = { contactId: string; orderId: string };
+/** How many distinct contacts the by-id read and the list's cursors are drawn from. */
+export const SPREAD = 2_000;
+
+/** Ids the measured requests draw from: real traffic asks for many rows, not one. */
+export type Seeded = { contactIds: string[]; orderIds: string[] };
 
 export async function seedTenant(db: Database, org: string): Promise<Seeded> {
   await db.query("update organizations set plan = 'scale' where id = $1", [org]);
@@ -42,14 +47,14 @@ export async function seedTenant(db: Database, org: string): Promise<Seeded> {
     );
   });
   await db.query('analyze');
-  const [c] = await db.query<{ id: string }>(
-    'select id from public.contacts where organization_id = $1 order by id offset 5000 limit 1',
-    [org],
+  // A random spread of the tenant's contacts, and every order.
+  const drawn = await db.query<{ id: string }>(
+    'select id from public.contacts where organization_id = $1 order by random() limit $2',
+    [org, SPREAD],
   );
-  const [o] = await db.query<{ id: string }>(
-    'select id from public.orders where organization_id = $1 order by id limit 1',
-    [org],
-  );
-  if (!c || !o) throw new Error('seed failed');
-  return { contactId: c.id, orderId: o.id };
+  const orders = await db.query<{ id: string }>('select id from public.orders where organization_id = $1', [
+    org,
+  ]);
+  if (drawn.length < SPREAD || orders.length === 0) throw new Error('seed failed');
+  return { contactIds: drawn.map((r) => r.id), orderIds: orders.map((r) => r.id) };
 }

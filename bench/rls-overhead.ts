@@ -7,6 +7,12 @@
 // RLS is four (begin, claims + app.establish_context, the read, commit), sent in one write with
 // the read prepared per connection; a read-only transaction answers without waiting for its
 // commit. The "owner db.transaction" line shows what the transaction shape alone costs.
+//
+// "What each statement costs" takes the request apart (issue 28: the claims step at most the cost
+// of the read it guards): an empty transaction, the claims statement alone, the read alone as the
+// owner, and the claims with the read, each in a transaction of the same shape (begin, statements,
+// commit), so that the differences are the statements' own cost; on PostgreSQL also the CPU its
+// backends spent per call (bench/cpu.ts), which the machine's other work disturbs least.
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
@@ -14,6 +20,7 @@ import type { Database, Principal } from '../src/platform/db/database.ts';
 import { migrate } from '../src/platform/db/migrate.ts';
 import { openPostgres } from '../src/platform/db/pg.ts';
 import { openPglite } from '../src/platform/db/pglite.ts';
+import { cpuMeter } from './cpu.ts';
 
 const CONTACTS = 1000;
 const WARMUP = 200;
@@ -102,6 +109,59 @@ async function compare(s: Seed, variants: Variant[], callers = 1): Promise<Resul
   });
 }
 
+const COST_ITERATIONS = 4000;
+
+/**
+ * The claims statement alone against the read alone (and the two together), per call: µs of the
+ * caller's wall time and, on PostgreSQL, of the backends' CPU. Interleaved rounds, medians.
+ */
+async function statementCosts(db: Database, s: Seed, database?: string): Promise<string> {
+  let k = 0;
+  const id = () => s.ids[k++ % CONTACTS] ?? '';
+  const steps: [string, () => Promise<unknown>][] = [
+    ['an empty transaction (begin, commit)', () => db.transaction(async () => 0)],
+    ['the claims statement alone', () => db.asPrincipal(s.principal, async () => 0)],
+    ['the read alone, as the owner', () => db.transaction((tx) => tx.query(READ, [s.orgId, id()]))],
+    [
+      'the claims statement and the read',
+      () => db.asPrincipal(s.principal, (tx) => tx.query(READ, [s.orgId, id()])),
+    ],
+  ];
+  const wall = steps.map(() => [] as number[]);
+  const cpu = steps.map(() => [] as number[]);
+  for (const [, step] of steps) for (let i = 0; i < WARMUP; i++) await step();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [j, [, step]] of steps.entries()) {
+      const n = COST_ITERATIONS / ROUNDS;
+      const meter = cpuMeter(process.pid, database);
+      const t = performance.now();
+      for (let i = 0; i < n; i++) await step();
+      wall[j]?.push(((performance.now() - t) * 1000) / n);
+      cpu[j]?.push(meter(n).postgres);
+    }
+  }
+  const med = (xs: number[] | undefined) =>
+    [...(xs ?? [])].sort((a, b) => a - b)[Math.floor((xs?.length ?? 0) / 2)] ?? 0;
+  const [w, c] = [wall.map(med), cpu.map(med)];
+  console.log(
+    `  what each statement costs, µs per call (${COST_ITERATIONS} calls each, ${ROUNDS} interleaved rounds, medians)`,
+  );
+  for (const [j, [label]] of steps.entries()) {
+    const dbCpu = database ? `   database CPU ${fmt(c[j] ?? 0, 5)}` : '';
+    console.log(`    ${label.padEnd(54)} wall ${fmt(w[j] ?? 0, 5)}${dbCpu}`);
+  }
+  const [empty = 0, claims = 0, read = 0, both = 0] = database ? c : w;
+  const what = database ? 'of database CPU' : 'of wall time';
+  // The statements' own cost is what a call costs beyond the empty transaction; the ratio is of
+  // whole calls, as a caller (or a bare server) sees the two: goal ≥ 0.8.
+  const line =
+    `claims statement ${fmt(claims - empty)} µs ${what} against ${fmt(read - empty)} for the read as the owner ` +
+    `and ${fmt(both - claims)} for the read under RLS after it (goal: claims ≤ the read); ` +
+    `claims + read at ${(read / both).toFixed(2)}× the owner's read, whole calls (goal ≥ 0.8)`;
+  console.log(`    ${line}`);
+  return line;
+}
+
 const overhead = (base: Result, r: Result) => (base.opsPerSec / r.opsPerSec - 1) * 100;
 const fmt = (x: number, width = 0) => x.toFixed(0).padStart(width);
 
@@ -158,7 +218,8 @@ async function benchPglite(): Promise<string> {
     );
     const results = await compare(s, [...variants(db, s), oneSyncVariant(db, s)]);
     print('sequential', results);
-    return summary('pglite', results, oneSyncTail(results));
+    const costs = await statementCosts(db, s);
+    return `${summary('pglite', results, oneSyncTail(results))}\n  pglite ${costs}`;
   } finally {
     await db.close();
   }
@@ -199,7 +260,8 @@ async function benchPostgres(): Promise<string | null> {
     const [cBase, cRls] = conc;
     const tail =
       cBase && cRls ? `; ${CONCURRENCY} concurrent: ${(cRls.opsPerSec / cBase.opsPerSec).toFixed(2)}×` : '';
-    return summary('postgres', seq, `${tail}${oneSyncTail(seq)}`);
+    const costs = await statementCosts(db, s, name);
+    return `${summary('postgres', seq, `${tail}${oneSyncTail(seq)}`)}\n  postgres ${costs}`;
   } finally {
     await db.close();
     await admin.query(`drop database if exists ${name} with (force)`);

@@ -41,6 +41,44 @@ function scriptFor(t: Target): string {
   return file;
 }
 
+/**
+ * A script that sends `t` to each path of `paths` in turn (the order given), each request
+ * formatted once at start so that wrk's own cost per request stays what it is for a fixed one.
+ */
+function pathsScriptFor(t: Target, paths: string[]): [string, string] {
+  const lua = (s: string) => JSON.stringify(s);
+  const list = path.join(scripts, `p${++scriptCount}.txt`);
+  writeFileSync(list, `${paths.join('\n')}\n`);
+  const lines = [`wrk.method = ${lua(t.method)}`];
+  if (t.body !== undefined) lines.push(`wrk.body = ${lua(t.body)}`);
+  for (const [k, v] of Object.entries(t.headers)) lines.push(`wrk.headers[${lua(k)}] = ${lua(v)}`);
+  lines.push(
+    'local requests = {}',
+    'local i = 0',
+    'function init(args)',
+    '  for line in io.lines(args[1]) do requests[#requests + 1] = wrk.format(nil, line) end',
+    'end',
+    'function request()',
+    '  i = i % #requests + 1',
+    '  return requests[i]',
+    'end',
+  );
+  const file = path.join(scripts, `t${++scriptCount}.lua`);
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return [file, list];
+}
+
+/** Drives `base` + each of `paths` in turn for `seconds` (the URL's own path is not requested). */
+const pathScripts = new WeakMap<string[], Map<string, [string, string]>>();
+export function wrkPaths(base: string, target: Target, paths: string[], seconds: number): Promise<Load> {
+  const byTarget = pathScripts.get(paths) ?? new Map<string, [string, string]>();
+  pathScripts.set(paths, byTarget);
+  const key = JSON.stringify(target);
+  const [script, list] = byTarget.get(key) ?? pathsScriptFor(target, paths);
+  byTarget.set(key, [script, list]);
+  return wrkScript(`${base}${paths[0] ?? '/'}`, script, seconds, [list]);
+}
+
 const MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000 };
 const ms = (text: string | undefined) => {
   const m = /([\d.]+)(us|ms|s)/.exec(text ?? '');

@@ -2,11 +2,14 @@ import type { Queryable } from '../platform/db/database.ts';
 import type { Services } from '../services.ts';
 import { explainDbError, fromFilters } from './db-errors.ts';
 import { notSingle, rangeNotSatisfiable } from './errors.ts';
+import type { ReadQuery } from './parse.ts';
+import { parseRead } from './parse.ts';
 import { type ReadPlan, readPlan, relationOf } from './plan.ts';
 import { contentRange, pageOf, readStatus } from './range.ts';
 import type { ApiRequest } from './request.ts';
 import type { RestResponse } from './respond.ts';
 import type { Relation } from './schema-cache.ts';
+import { type Shape, shapeOf, slotsOf } from './shape.ts';
 import {
   candidatesSql,
   ESTIMATE_ABOVE,
@@ -36,6 +39,66 @@ type Prepared = { plan: ReadPlan; sql: Statement | null };
 const prepared = new WeakMap<Relation, Map<string, Prepared>>();
 const STATEMENTS_MAX = 500;
 
+/**
+ * The same by the query's shape (shape.ts): a read of another row of the same shape takes the
+ * shape's statement with its own literals bound where the first request's were (`slots`). A shape
+ * whose statement is not one text with the literals as bound values (a search, a check that
+ * failed) is kept with `slots` null and read by its query string as above.
+ */
+type Shared = { made: Prepared; slots: number[] | null };
+const shared = new WeakMap<Relation, Map<string, Shared>>();
+
+function cacheOf<T>(caches: WeakMap<Relation, Map<string, T>>, rel: Relation): Map<string, T> {
+  let byKey = caches.get(rel);
+  if (!byKey) {
+    byKey = new Map();
+    caches.set(rel, byKey);
+  }
+  return byKey;
+}
+
+function keep<T>(byKey: Map<string, T>, key: string, value: T): T {
+  if (byKey.size >= STATEMENTS_MAX) byKey.delete(byKey.keys().next().value as string);
+  byKey.set(key, value);
+  return value;
+}
+
+function make(
+  s: Services,
+  req: ApiRequest,
+  rel: Relation,
+  query: ReadQuery,
+  page: ReturnType<typeof pageOf>,
+  count: ReadPlan['count'],
+): Prepared {
+  const plan = readPlan(s.schema, rel, query, page, count, req.organization);
+  // A search builds its statement inside its transaction (fetchPage).
+  return { plan, sql: plan.search ? null : readSql(plan) };
+}
+
+// A literal's stand-in when a shape's statement is first made: never a value a request sends.
+const marker = (i: number) => `\u0001svc-literal-${i}\u0001`;
+
+/** The shape's statement made once from this request, and where its literals are bound. */
+function share(
+  s: Services,
+  req: ApiRequest,
+  rel: Relation,
+  shape: Shape,
+  page: ReturnType<typeof pageOf>,
+  count: ReadPlan['count'],
+): Shared {
+  const made = make(s, req, rel, req.query, page, count);
+  if (!made.sql) return { made, slots: null };
+  try {
+    const query = parseRead(new URLSearchParams(shape.render(marker)));
+    const marked = make(s, req, rel, query, page, count).sql;
+    return { made, slots: marked && slotsOf(made.sql, marked, shape.literals, marker) };
+  } catch {
+    return { made, slots: null }; // the stand-ins made it fail: not shared
+  }
+}
+
 function prepare(
   s: Services,
   req: ApiRequest,
@@ -43,21 +106,22 @@ function prepare(
   page: ReturnType<typeof pageOf>,
   count: ReadPlan['count'],
 ): Prepared {
-  let byShape = prepared.get(rel);
-  if (!byShape) {
-    byShape = new Map();
-    prepared.set(rel, byShape);
+  const base = `${count}\n${req.organization}\n${req.range}\n`;
+  const shape = shapeOf(req.search);
+  if (shape) {
+    const byShape = cacheOf(shared, rel);
+    const key = base + shape.key;
+    const hit = byShape.get(key) ?? keep(byShape, key, share(s, req, rel, shape, page, count));
+    const { made, slots } = hit;
+    if (slots && made.sql) {
+      const values = [...made.sql.values];
+      for (const [i, k] of slots.entries()) values[k] = shape.literals[i];
+      return { plan: made.plan, sql: { text: made.sql.text, values } };
+    }
   }
-  const key = `${count}\n${req.organization}\n${req.range}\n${req.search}`;
-  let hit = byShape.get(key);
-  if (!hit) {
-    const plan = readPlan(s.schema, rel, req.query, page, count, req.organization);
-    // A search builds its statement inside its transaction (fetchPage).
-    hit = { plan, sql: plan.search ? null : readSql(plan) };
-    if (byShape.size >= STATEMENTS_MAX) byShape.delete(byShape.keys().next().value as string);
-    byShape.set(key, hit);
-  }
-  return hit;
+  const byQuery = cacheOf(prepared, rel);
+  const key = base + req.search;
+  return byQuery.get(key) ?? keep(byQuery, key, make(s, req, rel, req.query, page, count));
 }
 
 /** The top node's "Plan Rows" of an EXPLAIN (FORMAT JSON). */

@@ -73,3 +73,61 @@ describe('reads of the same shape by other callers', () => {
     }
   });
 });
+
+// Plans and statements are kept by the query's shape (src/rest/shape.ts): `id=eq.<id>` with any
+// id is one entry, each request's literals bound where the first request's were.
+describe('reads of the same shape with other values', () => {
+  const ids = async (token: string) =>
+    (
+      (await call(svc, 'GET', '/rest/v1/contacts?select=id,first_name&order=first_name', { token })).json as {
+        id: string;
+        first_name: string;
+      }[]
+    ).map((r) => [r.first_name, r.id] as const);
+
+  it('answer each request with the rows its own literals name', async () => {
+    const rows = new Map(await ids(b.access_token));
+    for (const [name, id] of rows) {
+      const { names: got } = await names(b.access_token, `/rest/v1/contacts?select=first_name&id=eq.${id}`);
+      expect(got).toEqual([name]);
+    }
+    // Two literals of one shape, each in its own place (not swapped, not shared).
+    const both = (first: string, id: string) =>
+      names(b.access_token, `/rest/v1/contacts?select=first_name&first_name=eq.${first}&id=neq.${id}`);
+    expect((await both('b1', rows.get('b2') ?? '')).names).toEqual(['b1']);
+    expect((await both('b2', rows.get('b2') ?? '')).names).toEqual([]);
+    expect((await both('b3', rows.get('b1') ?? '')).names).toEqual(['b3']);
+    const range = (lo: string, hi: string) =>
+      names(
+        b.access_token,
+        `/rest/v1/contacts?select=first_name&first_name=gt.${lo}&first_name=lte.${hi}&order=first_name`,
+      );
+    expect((await range('b1', 'b3')).names).toEqual(['b2', 'b3']);
+    expect((await range('a', 'b2')).names).toEqual(['b1', 'b2']);
+    const negated = (v: string) =>
+      names(b.access_token, `/rest/v1/contacts?select=first_name&first_name=not.eq.${v}&order=first_name`);
+    expect((await negated('b2')).names).toEqual(['b1', 'b3']);
+    expect((await negated('b1')).names).toEqual(['b2', 'b3']);
+  });
+
+  it('read encoded, quoted and pattern values as sent', async () => {
+    const eq = (v: string) => names(b.access_token, `/rest/v1/contacts?select=first_name&first_name=eq.${v}`);
+    expect((await eq('b1')).names).toEqual(['b1']);
+    expect((await eq('%62%32')).names).toEqual(['b2']); // "b2", percent-encoded
+    expect((await eq('%22b3%22')).names).toEqual(['b3']); // "\"b3\"": quoted, so unquoted
+    expect((await eq('b%2A')).names).toEqual([]); // "b*" is a value, not a pattern, for eq
+    const like = (v: string) =>
+      names(b.access_token, `/rest/v1/contacts?select=first_name&first_name=like.${v}&order=first_name`);
+    expect((await like('b*')).names).toEqual(['b1', 'b2', 'b3']);
+    expect((await like('*3')).names).toEqual(['b3']);
+  });
+
+  it('refuse a value its column cannot hold, and then answer the next one', async () => {
+    const r = await call(svc, 'GET', '/rest/v1/contacts?id=eq.not-a-uuid', { token: b.access_token });
+    expect(r.status).toBe(400);
+    const [[, id] = ['', '']] = await ids(b.access_token);
+    expect(
+      (await names(b.access_token, `/rest/v1/contacts?select=first_name&id=eq.${id}`)).names,
+    ).toHaveLength(1);
+  });
+});

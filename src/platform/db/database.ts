@@ -77,26 +77,89 @@ export function roleOf(principal: Principal): 'authenticated' | 'anon' | 'servic
   return principal.kind === 'anon' ? 'anon' : 'authenticated';
 }
 
-// One statement, as PostgREST sends it, plus the check of the claims against the database
-// (app.establish_context). Transaction-local, so a pooled connection never keeps any of it.
-export const SET_CLAIMS_SQL = `select set_config('role', $1, true), set_config('request.jwt.claims', $2, true),
+// One statement, as PostgREST sends it, plus the check of the claims against the database: the
+// context function of the lookup the claims name (migrations/0038), inlined by the planner, whose
+// settings the same projection sets. Transaction-local, so a pooled connection never keeps any of
+// it. The lookup is a scan in FROM, so it runs (as the connection's owner) before the projection
+// switches the role.
+// The settings are made inside a subquery whose outputs nobody reads: set_config is volatile, so
+// PostgreSQL still evaluates every one of them, but the row sent back is one integer instead of
+// ten texts (the claims JSON among them), which both processes would write and read for nothing.
+const claimsSql = (context: string) =>
+  `select 1 as claims from (select set_config('role', $1, true), set_config('request.jwt.claims', $2, true),
   set_config('request.jwt.claim.sub', $3, true), set_config('transaction_read_only', $4, true),
-  app.establish_context($2::jsonb)`;
+  set_config('svc.org_id', c.org_id, true), set_config('svc.org_role', c.org_role, true),
+  set_config('svc.agent_scopes', c.agent_scopes, true), set_config('svc.can_read', c.can_read, true),
+  set_config('svc.can_write', c.can_write, true), set_config('svc.can_delete', c.can_delete, true)
+  from ${context} c) settings`;
+
+/** The claims statement of each kind of caller, each prepared once per connection by its name. */
+export const CLAIMS_STATEMENTS = {
+  member: { name: 'svc_claims_member', text: claimsSql('app.member_context($5, $6)') },
+  agent: { name: 'svc_claims_agent', text: claimsSql('app.agent_context($5, $6, $7)') },
+  none: { name: 'svc_claims_none', text: claimsSql('app.no_context()') },
+  // Claims whose ids are not UUIDs in canonical form: app.establish_context parses them as
+  // before and refuses a malformed one (22P02) while the statement runs. A bound uuid value would
+  // be refused at Bind instead, before the statement's result begins, and one-sync.ts relies on
+  // the claims statement never failing that early (its record of which Parses ran).
+  checked: {
+    name: 'svc_claims_checked',
+    text: `select set_config('role', $1, true), set_config('request.jwt.claims', $2, true),
+  set_config('request.jwt.claim.sub', $3, true), set_config('transaction_read_only', $4, true),
+  app.establish_context($2::jsonb)`,
+  },
+} as const;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** null, or a UUID in the form every engine reads (anything else goes the checked way). */
+const wellFormed = (id: string | null) => id === null || UUID.test(id);
 
 // A token's claims JSON, written once per token (per-object.ts).
 const claimsJson = perObject((claims: object) => JSON.stringify(claims));
 
-export function claimsParams(principal: Principal, readOnly = false): unknown[] {
-  const { claims } = principal;
-  const sub = typeof claims.sub === 'string' ? claims.sub : '';
-  return [roleOf(principal), claimsJson(claims), sub, readOnly ? 'on' : 'off'];
+/** What `->>` gives for a claim: null when absent or JSON null, a string's text, else its JSON. */
+const claimText = (v: unknown): string | null =>
+  v === undefined || v === null ? null : typeof v === 'string' ? v : JSON.stringify(v);
+const nonEmpty = (v: unknown) => {
+  const t = claimText(v);
+  return t === '' ? null : t;
+};
+
+/**
+ * Which lookup the claims name, and its arguments: the choice app.establish_context makes from
+ * the claims JSON (migrations/0038), made here from the token so that the statement touches only
+ * that lookup's tables. test/rls/claims-context.test.ts holds the two to the same settings.
+ */
+function contextOf(claims: Record<string, unknown>): {
+  kind: keyof typeof CLAIMS_STATEMENTS;
+  args: unknown[];
+} {
+  if (claims.role !== 'authenticated') return { kind: 'none', args: [] };
+  const sub = nonEmpty(claims.sub);
+  if (claims.org_role === 'agent') {
+    const org = nonEmpty(claims.organization_id);
+    if (!wellFormed(sub) || !wellFormed(org)) return { kind: 'checked', args: [] };
+    const scopes = Array.isArray(claims.agent_scopes) ? claims.agent_scopes.map(claimText) : null;
+    return { kind: 'agent', args: [sub, org, scopes] };
+  }
+  const meta = claims.app_metadata;
+  const m =
+    meta !== null && typeof meta === 'object' && !Array.isArray(meta)
+      ? (meta as Record<string, unknown>)
+      : {};
+  const org = nonEmpty(m.organization_id) ?? nonEmpty(m.org_id);
+  if (!wellFormed(sub) || !wellFormed(org)) return { kind: 'checked', args: [] };
+  return { kind: 'member', args: [sub, org] };
 }
 
-/** The claims statement of a transaction as `principal`, with its values. */
-export const claimsStatement = (principal: Principal, readOnly = false) => ({
-  text: SET_CLAIMS_SQL,
-  values: claimsParams(principal, readOnly),
-});
+/** The claims statement of a transaction as `principal`: its name, text and values. */
+export function claimsStatement(principal: Principal, readOnly = false) {
+  const { claims } = principal;
+  const sub = typeof claims.sub === 'string' ? claims.sub : '';
+  const { kind, args } = contextOf(claims);
+  const values = [roleOf(principal), claimsJson(claims), sub, readOnly ? 'on' : 'off', ...args];
+  return { ...CLAIMS_STATEMENTS[kind], values };
+}
 
 /**
  * `make(principal, readOnly)` kept per principal and mode (per-object.ts): what an engine derives

@@ -1,14 +1,12 @@
 import pg from 'pg';
 import {
   type Connection,
-  claimsParams,
   claimsStatement,
   type Database,
   type Principal,
   perClaims,
   type Queryable,
   type Row,
-  SET_CLAIMS_SQL,
 } from './database.ts';
 import { advisoryKey } from './lock-key.ts';
 import { OneSync, runOneSync } from './one-sync.ts';
@@ -31,11 +29,10 @@ const wrap = (client: pg.ClientBase | pg.Pool): Connection => ({
   },
 });
 
-// The claims statement is the same text on every request: prepared once per connection.
-const namedClaims = perClaims((principal, readOnly) => ({
-  name: 'svc_set_claims',
-  ...claimsStatement(principal, readOnly),
-}));
+// A token's claims statement, kept per token and mode; each kind's text is prepared once per
+// connection under its own name (database.ts).
+const namedClaims = perClaims(claimsStatement);
+type Named = { name: string; text: string; values: unknown[] };
 
 type Corkable = { cork(): void; uncork(): void };
 const socketOf = (client: pg.PoolClient) =>
@@ -57,17 +54,13 @@ const socketOf = (client: pg.PoolClient) =>
  */
 async function pipelined<T>(
   client: pg.PoolClient,
-  prelude: [string, unknown[]] | null,
+  prelude: Named | null,
   fn: (tx: Queryable) => Promise<T>,
   readOnly = false,
 ) {
   const socket = socketOf(client);
   socket.cork();
-  // The claims statement is the same text on every request: prepared once per connection.
-  const started = [
-    client.query('begin'),
-    ...(prelude ? [client.query({ name: 'svc_set_claims', text: prelude[0], values: prelude[1] })] : []),
-  ];
+  const started = [client.query('begin'), ...(prelude ? [client.query(prelude)] : [])];
   for (const p of started) p.catch(() => {}); // awaited below; never an unhandled rejection
   let settled = false;
   const ready = async () => {
@@ -158,11 +151,7 @@ export function openPostgres(url: string, poolSize: number, readConnections = 1)
     return plain;
   };
 
-  async function withClient<T>(
-    prelude: [string, unknown[]] | null,
-    fn: (tx: Queryable) => Promise<T>,
-    readOnly = false,
-  ) {
+  async function withClient<T>(prelude: Named | null, fn: (tx: Queryable) => Promise<T>, readOnly = false) {
     const client = await pool.connect();
     let broken: Error | undefined;
     try {
@@ -184,7 +173,7 @@ export function openPostgres(url: string, poolSize: number, readConnections = 1)
     },
     transaction: (fn) => withClient(null, fn),
     asPrincipal: (principal: Principal, fn, opts) =>
-      withClient([SET_CLAIMS_SQL, claimsParams(principal, opts?.readOnly)], fn, opts?.readOnly),
+      withClient(namedClaims(principal, opts?.readOnly), fn, opts?.readOnly),
     async queryAs(principal, sql, params, opts) {
       const lane = opts?.readOnly ? lanes.take() : undefined;
       const client = lane ? lane.client : await pool.connect();
