@@ -7,6 +7,7 @@
 // /rest/v1 shape against its cheaper counterpart. Then EXPLAIN ANALYZE of the statements the
 // slow ones send. A benchmark, not a test: it prints figures and never fails because of one.
 //   BENCH_ROWS=1000000 npm run bench:scale     (the million: not for CI)
+//   BENCH_CPU_PROF=<dir> writes the service's CPU profile there (seed included: look at the calls).
 // bench/scale-inserts.ts (insert rate at this size) is a separate bench; it would plug in here,
 // after the reads, on the same seeded tenant.
 import { loadavg } from 'node:os';
@@ -167,7 +168,12 @@ await withScratchDatabase('scale', async (url) => {
   let child: Child<Info> | undefined;
   const db = openPostgres(url, 2);
   try {
-    child = await startChild<Info>('scale-service.ts', { DATABASE_URL: url });
+    const prof = process.env.BENCH_CPU_PROF;
+    child = await startChild<Info>(
+      'scale-service.ts',
+      { DATABASE_URL: url },
+      prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : [],
+    );
     const info = child.info;
     console.log(
       `seeded ${TENANT_ROWS} contacts and ${TENANT_ROWS} orders (two lines each) beside a tenant of 1,000 in ${info.seconds.toFixed(0)} s`,
