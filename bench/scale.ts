@@ -7,7 +7,6 @@
 // /rest/v1 shape against its cheaper counterpart. Then EXPLAIN ANALYZE of the statements the
 // slow ones send. A benchmark, not a test: it prints figures and never fails because of one.
 //   BENCH_ROWS=1000000 npm run bench:scale     (the million: not for CI)
-//   BENCH_CPU_PROF=<dir> writes the service's CPU profile there (seed included: look at the calls).
 // bench/scale-inserts.ts (insert rate at this size) is a separate bench; it would plug in here,
 // after the reads, on the same seeded tenant.
 import { loadavg } from 'node:os';
@@ -168,6 +167,7 @@ await withScratchDatabase('scale', async (url) => {
   let child: Child<Info> | undefined;
   const db = openPostgres(url, 2);
   try {
+    // BENCH_CPU_PROF=<dir>: the service's CPU profile, written there when it stops (seed included).
     const prof = process.env.BENCH_CPU_PROF;
     child = await startChild<Info>(
       'scale-service.ts',
