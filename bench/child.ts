@@ -9,9 +9,16 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 
 export type Child<T> = { info: T; pid: number; stop(): Promise<void> };
 
-/** Starts bench/<script> with `env` added and resolves with its first message. */
-export function startChild<T>(script: string, env: Record<string, string>): Promise<Child<T>> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, script)], {
+/**
+ * Starts bench/<script> with `env` added and resolves with its first message; `nodeArgs` go to
+ * node before the script (e.g. --cpu-prof).
+ */
+export function startChild<T>(
+  script: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<Child<T>> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(here, script)], {
     // stdout (a service's JSON log lines) goes to /dev/null: written, as in a deployment, not kept.
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: { ...process.env, ...env },

@@ -168,7 +168,13 @@ await withScratchDatabase('scale', async (url) => {
   let child: Child<Info> | undefined;
   const db = openPostgres(url, 2);
   try {
-    child = await startChild<Info>('scale-service.ts', { DATABASE_URL: url });
+    // BENCH_CPU_PROF=<dir>: the service's CPU profile, written there when it stops (seed included).
+    const prof = process.env.BENCH_CPU_PROF;
+    child = await startChild<Info>(
+      'scale-service.ts',
+      { DATABASE_URL: url },
+      prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : [],
+    );
     const info = child.info;
     console.log(
       `seeded ${TENANT_ROWS} contacts and ${TENANT_ROWS} orders (two lines each) beside a tenant of 1,000 in ${info.seconds.toFixed(0)} s`,

@@ -5,6 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { authRoutes } from './auth/routes.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import { functionRoutes, WEBHOOK_RECEIVERS } from './functions/routes.ts';
+import { mcpPostHandler } from './mcp/http.ts';
 import { MCP_PATH, originPolicy } from './mcp/origin.ts';
 import { AppError, errorBody, payloadTooLarge, serviceUnavailable } from './platform/errors.ts';
 import { trustedProxies } from './platform/http/client-ip.ts';
@@ -154,11 +155,13 @@ const isRest = (req: IncomingMessage) => {
 };
 
 /**
- * The server's request listener: /rest/v1 to its own handler, every other request to the app.
- * Its promise settles once the request is answered (server-lifecycle.ts waits for it at a stop).
+ * The server's request listener: /rest/v1 to its own handler, the MCP endpoint's plain POSTs to
+ * theirs (src/mcp/http.ts), every other request to the app. Its promise settles once the request
+ * is answered (server-lifecycle.ts waits for it at a stop).
  */
 export function requestListener(s: Services): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const app = getRequestListener(buildApp(s).fetch);
   const rest = restHandler(s);
-  return (req, res) => (isRest(req) ? rest(req, res) : app(req, res));
+  const mcp = mcpPostHandler(s);
+  return (req, res) => (isRest(req) ? rest(req, res) : mcp.takes(req) ? mcp.handle(req, res) : app(req, res));
 }

@@ -84,19 +84,17 @@ export async function listContacts(deps: Pick<Deps, 'db'>, principal: Principal,
 
 /** A contact with the orders it placed most recently. */
 export async function getContact(deps: Pick<Deps, 'db'>, principal: Principal, contactId: string) {
-  const [row] = await deps.db.asPrincipal(
+  // One statement: sent with the claims as one implicit transaction (db.queryAs).
+  const [row] = await deps.db.queryAs<{ r: ContactRecord; recent: z.infer<typeof RecentOrder>[] }>(
     principal,
-    (tx) =>
-      tx.query<{ r: ContactRecord; recent: z.infer<typeof RecentOrder>[] }>(
-        `select to_jsonb(c) as r,
-                coalesce((select jsonb_agg(jsonb_build_object('id', o.id, 'order_number', o.order_number,
-                            'status', o.status, 'total', o.total, 'currency', o.currency, 'created_at', o.created_at)
-                          order by o.created_at desc, o.id desc)
-                     from (select * from public.orders o where o.organization_id = c.organization_id
-                             and o.contact_id = c.id order by o.created_at desc, o.id desc limit 5) o), '[]') as recent
-           from public.contacts c where c.id = $1`,
-        [contactId],
-      ),
+    `select to_jsonb(c) as r,
+            coalesce((select jsonb_agg(jsonb_build_object('id', o.id, 'order_number', o.order_number,
+                        'status', o.status, 'total', o.total, 'currency', o.currency, 'created_at', o.created_at)
+                      order by o.created_at desc, o.id desc)
+                 from (select * from public.orders o where o.organization_id = c.organization_id
+                         and o.contact_id = c.id order by o.created_at desc, o.id desc limit 5) o), '[]') as recent
+       from public.contacts c where c.id = $1`,
+    [contactId],
     { readOnly: true },
   );
   if (!row) throw notFound('contact');

@@ -37,7 +37,10 @@ export async function listOrders(deps: Pick<Deps, 'db'>, principal: Principal, f
   const { items, next_cursor } = await listPage<OrderRecord>(deps, principal, {
     from: 'public.orders o',
     alias: 'o',
-    row: `to_jsonb(o) || jsonb_build_object('item_count',
+    // Only the summary's fields (OrderSummary): the whole row would be sent, parsed and dropped.
+    row: `jsonb_build_object('id', o.id, 'order_number', o.order_number, 'status', o.status,
+            'contact_id', o.contact_id, 'customer_name', o.customer_name, 'total', o.total,
+            'currency', o.currency, 'created_at', o.created_at, 'item_count',
             (select count(*) from public.order_items i where i.organization_id = o.organization_id and i.order_id = o.id))`,
     where,
     p,

@@ -40,15 +40,16 @@ export async function search(
   principal: Principal,
   input: { query: string; types?: SearchType[]; limit: number },
 ) {
-  const rows = await deps.db.asPrincipal(
+  // One statement: sent with the claims as one implicit transaction (db.queryAs).
+  const rows = await deps.db.queryAs<SearchHit>(
     principal,
-    (tx) =>
-      tx.query<SearchHit>(SQL, [
-        input.query,
-        input.types?.length ? input.types : SEARCH_TYPES,
-        input.limit,
-        claimedOrganization(principal),
-      ]),
+    SQL,
+    [
+      input.query,
+      input.types?.length ? input.types : SEARCH_TYPES,
+      input.limit,
+      claimedOrganization(principal),
+    ],
     { readOnly: true },
   );
   return {

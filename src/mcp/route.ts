@@ -1,5 +1,4 @@
 import { z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { claimedOrganization, type Principal } from '../platform/db/database.ts';
 import {
   agentKeyGone,
@@ -11,15 +10,14 @@ import {
 } from '../platform/errors.ts';
 import {
   bearerChallenge,
-  bearerToken,
+  bearerFrom,
   principalFromClaims,
   rawApiKeyRefusal,
   verifyBearer,
 } from '../platform/http/authenticate.ts';
-import type { AppEnv } from '../platform/http/env.ts';
 import { meterCall } from '../platform/http/meter.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
-import { logFailure } from '../platform/log.ts';
+import { type Logger, logFailure } from '../platform/log.ts';
 import type { Services } from '../services.ts';
 import { originPolicy } from './origin.ts';
 import { unavailableResponse } from './rpc-errors.ts';
@@ -40,8 +38,8 @@ function challenged(err: unknown): unknown {
 }
 
 /** Only an agent JWT opens the MCP server (spec 4.6, 5.4). */
-async function agentOf(s: Services, c: Context<AppEnv>) {
-  const token = bearerToken(c);
+async function agentOf(s: Services, authorization: string | undefined) {
+  const token = bearerFrom(authorization);
   if (!token)
     throw unauthorized('Send an agent JWT as "Authorization: Bearer <token>"; get one from agent-auth');
   const rawKey = rawApiKeyRefusal(token, s.publicUrl);
@@ -72,6 +70,51 @@ const callsIn = (body: unknown): number =>
   (Array.isArray(body) ? body : [body]).filter(
     (m) => typeof m === 'object' && m !== null && 'method' in m && 'id' in m,
   ).length;
+
+/** What answering a POST needs of the request, whichever server received it (here, or http.ts). */
+export type McpPost = {
+  authorization: string | undefined;
+  /** The body as text (asked once). */
+  text(): Promise<string>;
+  /** The request as the SDK's transport reads it: method, URL and headers (the body is `text`). */
+  request: Request;
+  /** The same with `text` as its body, for the transport to read and refuse. */
+  withBody(text: string): Request;
+  log: Logger;
+};
+
+/**
+ * A POST to the endpoint: the agent's token and key, the calls metered, then the MCP server.
+ * Errors are thrown (a refused token with its challenge) for the caller to answer as the app does.
+ */
+export async function answerPost(s: Services, p: McpPost): Promise<Response> {
+  let body: { value: unknown } | undefined;
+  try {
+    const principal = await agentOf(s, p.authorization).catch((err) => {
+      throw challenged(err);
+    });
+    const text = await p.text();
+    body = json(text);
+    const ctx: ToolContext = { s, principal, log: p.log };
+    // Not JSON: no call was made, so nothing is metered; the SDK's transport gives JSON-RPC's
+    // answer (-32700) from the text itself.
+    if (!body) return await handleMcp(p.withBody(text), undefined, ctx);
+    for (let i = Math.max(1, callsIn(body.value)); i > 0; i--) await meterCall(s, principal);
+    const res = await handleMcp(p.request, body.value, ctx);
+    if (!ctx.unavailable) return res;
+    const headers = new Headers(res.headers);
+    for (const [k, v] of Object.entries(ctx.unavailable.headers)) headers.set(k, v);
+    return new Response(res.body, { status: 503, headers });
+  } catch (err) {
+    // Even before the MCP server is reached, a client reads a JSON-RPC error (logged by the
+    // app's handler otherwise: here, once).
+    const e = toAppError(err);
+    if (e.code !== 'service_unavailable') throw err;
+    logFailure(p.log, err);
+    body ??= json(await p.text().catch(() => ''));
+    return unavailableResponse(e, body?.value);
+  }
+}
 
 /** POST /functions/v1/mcp-server: MCP Streamable HTTP, JSON responses, no sessions. */
 export function mcpRoutes(s: Services) {
@@ -106,33 +149,14 @@ export function mcpRoutes(s: Services) {
   app.on(['GET', 'DELETE'], '/mcp-server', () => {
     throw methodNotAllowed(['POST'], 'This MCP server is stateless: send JSON-RPC messages with POST');
   });
-  app.post('/mcp-server', async (c) => {
-    let body: { value: unknown } | undefined;
-    try {
-      const principal = await agentOf(s, c).catch((err) => {
-        throw challenged(err);
-      });
-      const text = await c.req.text();
-      body = json(text);
-      const ctx: ToolContext = { s, principal, log: c.get('log') };
-      // Not JSON: no call was made, so nothing is metered; the SDK's transport gives JSON-RPC's
-      // answer (-32700) from the text itself.
-      if (!body) return await handleMcp(new Request(c.req.raw, { body: text }), undefined, ctx);
-      for (let i = Math.max(1, callsIn(body.value)); i > 0; i--) await meterCall(s, principal);
-      const res = await handleMcp(c.req.raw, body.value, ctx);
-      if (!ctx.unavailable) return res;
-      const headers = new Headers(res.headers);
-      for (const [k, v] of Object.entries(ctx.unavailable.headers)) headers.set(k, v);
-      return new Response(res.body, { status: 503, headers });
-    } catch (err) {
-      // Even before the MCP server is reached, a client reads a JSON-RPC error (logged by the
-      // app's handler otherwise: here, once).
-      const e = toAppError(err);
-      if (e.code !== 'service_unavailable') throw err;
-      logFailure(c.get('log'), err);
-      body ??= json(await c.req.text().catch(() => ''));
-      return unavailableResponse(e, body?.value);
-    }
-  });
+  app.post('/mcp-server', (c) =>
+    answerPost(s, {
+      authorization: c.req.header('authorization'),
+      text: () => c.req.text(),
+      request: c.req.raw,
+      withBody: (text) => new Request(c.req.raw, { body: text }),
+      log: c.get('log'),
+    }),
+  );
   return app;
 }

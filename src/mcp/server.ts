@@ -1,13 +1,21 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
   type Tool as ListedTool,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  type MessageExtraInfo,
   ReadResourceRequestSchema,
+  type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { tokenScopes } from '../domain/agent-keys.ts';
@@ -41,28 +49,77 @@ export function toolsFor(principal: ToolContext['principal']): ListedTool[] {
   return list;
 }
 
-// Each Server would otherwise build its own Ajv instance (used only to elicit input, which this
-// server never does); that construction was a large part of a call's cost.
-const VALIDATOR = new AjvJsonSchemaValidator();
+/**
+ * The server's side of each HTTP request's messages. One `Server` serves the whole process: its
+ * handlers are registered once, and every request it is handed carries an id of this process's
+ * own, under which the request's context is found (`contextOf`) and its answer routed back to the
+ * request's transport with the client's id. Client ids cannot be the key: every stateless client
+ * numbers its requests from 0 or 1, and several are served at once.
+ */
+class Dispatch implements Transport {
+  onmessage?: Transport['onmessage'];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private next = 0;
+  private readonly pending = new Map<number, { id: RequestId; ctx: ToolContext; to: Transport }>();
 
-function serverFor(ctx: ToolContext): Server {
+  async start() {}
+  async close() {}
+
+  /** Hands the server a client's request, answered later on `to` under its own id. */
+  request(message: JSONRPCRequest, extra: MessageExtraInfo | undefined, ctx: ToolContext, to: Transport) {
+    const id = ++this.next;
+    this.pending.set(id, { id: message.id, ctx, to });
+    this.onmessage?.({ ...message, id }, extra);
+    return id;
+  }
+
+  contextOf(requestId: RequestId): ToolContext {
+    const p = this.pending.get(requestId as number);
+    // Handlers run only for requests handed in by `request`, which are pending until answered.
+    if (!p) throw new Error(`No pending MCP request ${String(requestId)}`);
+    return p.ctx;
+  }
+
+  /** Drops requests whose HTTP request has ended (a client gone before its answer). */
+  forget(ids: number[]) {
+    for (const id of ids) this.pending.delete(id);
+  }
+
+  async send(message: JSONRPCMessage) {
+    // The server sends only answers here: it never calls the client nor notifies it.
+    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return;
+    const p = this.pending.get(message.id as number);
+    if (!p) return;
+    this.pending.delete(message.id as number);
+    await p.to.send({ ...message, id: p.id });
+  }
+}
+
+const DISPATCH = new Dispatch();
+
+function sharedServer(): Server {
   const server = new Server(
     { name: 'svc', title: 'Business operations service', version: '1.0.0' },
     {
       capabilities: { tools: {}, resources: {} },
       instructions: INSTRUCTIONS,
-      jsonSchemaValidator: VALIDATOR,
+      jsonSchemaValidator: new AjvJsonSchemaValidator(),
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolsFor(ctx.principal) }));
-  server.setRequestHandler(CallToolRequestSchema, (req) => {
+  const ctxOf = (extra: { requestId: RequestId }) => DISPATCH.contextOf(extra.requestId);
+  server.setRequestHandler(ListToolsRequestSchema, (_req, extra) => ({
+    tools: toolsFor(ctxOf(extra).principal),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) => {
     const tool = BY_NAME.get(req.params.name);
     if (!tool) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${req.params.name}`);
-    return callTool(tool, ctx, req.params.arguments);
+    return callTool(tool, ctxOf(extra), req.params.arguments);
   });
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: RESOURCES }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
+  server.setRequestHandler(ReadResourceRequestSchema, async (req, extra) => {
+    const ctx = ctxOf(extra);
     const value = await readResource(req.params.uri, ctx).catch((err) => {
       const e = toAppError(err);
       if (e.status < 500) throw err;
@@ -80,20 +137,31 @@ function serverFor(ctx: ToolContext): Server {
   return server;
 }
 
+let connected: Promise<void> | undefined;
+
 /**
- * One HTTP request to the MCP endpoint. Stateless: a server and transport per request, as the
- * SDK requires without sessions, answering in JSON (no SSE stream).
+ * One HTTP request to the MCP endpoint. Stateless: a transport per request, as the SDK requires
+ * without sessions (its checks of headers, body and JSON-RPC messages, and its answers, in JSON,
+ * no SSE stream), and the one server behind them all. A server per request cost more than the
+ * tool call it served (docs/performance.md, "MCP tool call vs REST read").
  */
 export async function handleMcp(request: Request, body: unknown, ctx: ToolContext): Promise<Response> {
-  const server = serverFor(ctx);
+  connected ??= sharedServer().connect(DISPATCH);
+  await connected;
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });
-  await server.connect(transport);
+  const ids: number[] = [];
+  // Only requests reach the server. Notifications and responses a client sends are answered 202
+  // by the transport and did nothing on a server of their own either (no session to cancel in,
+  // nothing asked of the client), so none may reach another client's requests here.
+  transport.onmessage = (message, extra) => {
+    if (isJSONRPCRequest(message)) ids.push(DISPATCH.request(message, extra, ctx, transport));
+  };
   try {
     return await transport.handleRequest(request, { parsedBody: body });
   } finally {
-    await server.close();
+    DISPATCH.forget(ids);
   }
 }
