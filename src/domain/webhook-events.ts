@@ -59,7 +59,7 @@ export async function storeDelivery(
       );
       if (!event) continue;
       const job: ProcessWebhookJob = { organization_id: account.organization_id, event_id: event.id };
-      await queue.enqueue(tx, PROCESS_WEBHOOK_EVENT, job, { key: eventKey(job) });
+      await queue.enqueue(tx, PROCESS_WEBHOOK_EVENT, job, { key: eventKey(job), owner: true });
       events.push(event.id);
     }
     return { duplicate: false, events };
@@ -127,7 +127,7 @@ export async function storeMetaDelivery(
     await Promise.all(
       events.map((e) => {
         const job: ProcessWebhookJob = { organization_id: e.organization_id, event_id: e.id };
-        return queue.enqueue(tx, PROCESS_WEBHOOK_EVENT, job, { key: eventKey(job) });
+        return queue.enqueue(tx, PROCESS_WEBHOOK_EVENT, job, { key: eventKey(job), owner: true });
       }),
     );
     return { duplicate: false, events: events.map((e) => e.id), unrouted };
