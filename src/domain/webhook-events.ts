@@ -1,7 +1,6 @@
 import type { Database, Principal, Queryable } from '../platform/db/database.ts';
 import { AppError, forbidden, notFound } from '../platform/errors.ts';
 import type { Queue } from '../platform/queue/queue.ts';
-import { NEWEST_PROOF, RECEIVES } from './connected-accounts.ts';
 import { requireCurrentOrg, requireOrgAdmin } from './organizations.ts';
 
 // The inbound webhook inbox (migrations/0018_webhook_events.sql, docs/webhooks.md). Takes a
@@ -63,74 +62,6 @@ export async function storeDelivery(
       events.push(event.id);
     }
     return { duplicate: false, events };
-  });
-}
-
-/**
- * A Meta delivery's routes (one per account it names), its raw body and its events, in one
- * statement: each route finds its receiving account as `routeOf` does, the body is stored only
- * when one does, and one event is made per account. Replaces `routeOf` per route plus
- * `storeDelivery`'s insert per row (five round trips a delivery, four of them in a transaction
- * holding a connection) with one; the events' jobs follow in the same transaction.
- */
-const STORE_META = `with route as (
-    select r.ord, a.organization_id, a.id
-      from unnest($4::text[], $5::text[]) with ordinality as r(provider, external_id, ord)
-      cross join lateral (
-        select a.organization_id, a.id from app.connected_accounts a
-         where a.provider = r.provider and a.external_id = r.external_id and ${RECEIVES}
-         order by ${NEWEST_PROOF} limit 1) a
-  ), d as (
-    insert into app.webhook_deliveries (provider, delivery_id, payload)
-    select 'meta', $1, $2 where exists (select from route)
-    on conflict (provider, delivery_id) do nothing returning id
-  ), e as (
-    insert into app.webhook_events (organization_id, delivery, provider, account_id, delivery_id, topic)
-    select distinct route.organization_id, d.id, 'meta', route.id, $1, $3 from route, d
-    on conflict (provider, delivery_id, account_id) do nothing returning organization_id, id
-  )
-  select (select array_agg(ord::int) from route) as routed, (select count(*)::int from d) as stored,
-         (select coalesce(json_agg(json_build_object('organization_id', organization_id, 'id', id)), '[]') from e) as events`;
-
-/**
- * Routes and stores a verified Meta delivery and enqueues its events' jobs, all or nothing.
- * `unrouted`: the routes no connected account receives (nothing is stored when none does).
- * `duplicate`: the delivery was stored before; nothing is stored or enqueued.
- */
-export async function storeMetaDelivery(
-  db: Database,
-  queue: Queue,
-  d: {
-    deliveryId: string;
-    topic: string;
-    payload: string;
-    routes: { provider: string; externalId: string }[];
-  },
-): Promise<{ duplicate: boolean; events: string[]; unrouted: number[] }> {
-  return db.transaction(async (tx) => {
-    const [row] = await tx.query<{
-      routed: number[] | null;
-      stored: number;
-      events: { organization_id: string; id: string }[];
-    }>(STORE_META, [
-      d.deliveryId,
-      d.payload,
-      d.topic,
-      d.routes.map((r) => r.provider),
-      d.routes.map((r) => r.externalId),
-    ]);
-    const routed = new Set(row?.routed ?? []);
-    const unrouted = d.routes.map((_, i) => i).filter((i) => !routed.has(i + 1));
-    if (!row || routed.size === 0) return { duplicate: false, events: [], unrouted };
-    if (row.stored === 0) return { duplicate: true, events: [], unrouted };
-    const { events } = row;
-    await Promise.all(
-      events.map((e) => {
-        const job: ProcessWebhookJob = { organization_id: e.organization_id, event_id: e.id };
-        return queue.enqueue(tx, PROCESS_WEBHOOK_EVENT, job, { key: eventKey(job), owner: true });
-      }),
-    );
-    return { duplicate: false, events: events.map((e) => e.id), unrouted };
   });
 }
 

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { bodyDigest, sameSecret, verifyMetaSignature } from '../channels/meta-signature.ts';
 import { asMetaDelivery, metaRoutes } from '../channels/meta-webhook.ts';
-import { storeMetaDelivery } from '../domain/webhook-events.ts';
+import { metaDeliveryStore } from '../domain/meta-delivery-store.ts';
 import { forbidden, notFound, unauthorized, validationError } from '../platform/errors.ts';
 import { errorResponses, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import type { Services } from '../services.ts';
@@ -44,6 +44,7 @@ const delivery = (name: string) =>
 export function whatsappWebhook(s: Services) {
   const app = newRouter();
   const limit = limitWebhooks(s);
+  const deliveries = metaDeliveryStore(s.db, s.queue);
   for (const name of NAMES) {
     app.openapi(handshake(name), async (c) => {
       const { appSecret, verifyToken } = s.config.meta;
@@ -85,7 +86,7 @@ export function whatsappWebhook(s: Services) {
       const log = c.get('log');
       const routes = metaRoutes(d);
       if (routes.length) {
-        const stored = await storeMetaDelivery(s.db, s.queue, {
+        const stored = await deliveries.store({
           deliveryId: bodyDigest(raw),
           topic: d.object,
           payload: text,
