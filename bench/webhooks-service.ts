@@ -5,6 +5,9 @@
 // scale plan (no daily quota) with a connected WhatsApp number, tells its parent the URL and the
 // owner's credentials over IPC, and serves until SIGTERM. WORKER, WORKER_POLL_MS and
 // WORKER_CONCURRENCY pass through from the environment.
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import path from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { startFakeGraph } from '../src/dev/fake-graph/server.ts';
 import { startService } from '../src/main.ts';
@@ -51,9 +54,25 @@ const connect = await fetch(`${svc.url}/functions/v1/connected-accounts`, {
 });
 if (connect.status !== 201) throw new Error(`connect: ${connect.status} ${await connect.text()}`);
 
+// BENCH_CPU_PROF=<dir>: this process's CPU profile from here to SIGTERM (--cpu-prof is not
+// allowed in NODE_OPTIONS, and the bench starts this process through tsx).
+const profiler = env.BENCH_CPU_PROF ? new Session() : null;
+if (profiler) {
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.start');
+}
+
 const info: ServiceInfo = { url: svc.url, anonKey: s.keys.anonKey, accessToken };
 process.send?.(info);
 process.once('SIGTERM', async () => {
+  if (profiler && env.BENCH_CPU_PROF) {
+    const { profile } = await profiler.post('Profiler.stop');
+    writeFileSync(
+      path.join(env.BENCH_CPU_PROF, `webhooks-service-${process.pid}.cpuprofile`),
+      JSON.stringify(profile),
+    );
+  }
   await svc.close();
   await graph.close();
   process.exit(0);

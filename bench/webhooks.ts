@@ -147,7 +147,9 @@ async function benchEngine(engine: string, dbEnv: Record<string, string>): Promi
       runs.baseline.push(await load(baseline.info.url, dir, `bare-${process.pid}-r${round}`));
       console.log(
         `${engine} round ${round}: service ${run.rps.toFixed(0)}/s, bare ${runs.baseline.at(-1)?.rps.toFixed(0)}/s, ` +
-          `${p.events} events processed at ${p.perSecond.toFixed(0)}/s (${p.backlog} pending when the load stopped)`,
+          (INLINE
+            ? `${p.events} events processed at ${p.perSecond.toFixed(0)}/s (${p.backlog} pending when the load stopped)`
+            : `${p.events} events stored, none processed (WORKER=off)`),
       );
     }
     return report(engine, runs, processed, lat);

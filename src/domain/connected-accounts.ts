@@ -303,9 +303,10 @@ export async function routeOf(
 }
 
 // Who receives an account's deliveries (docs/decisions.md): live and proven claims only, a healthy
-// one before one needing reconnect, then the newest proof (connected_accounts_route_idx).
-const RECEIVES = 'a.disconnected_at is null and a.verified_at is not null';
-const NEWEST_PROOF = '(a.needs_reconnect_at is null) desc, a.verified_at desc, a.id';
+// one before one needing reconnect, then the newest proof (connected_accounts_route_idx). Also
+// the statement that routes and stores a Meta delivery at once (webhook-events.ts).
+export const RECEIVES = 'a.disconnected_at is null and a.verified_at is not null';
+export const NEWEST_PROOF = '(a.needs_reconnect_at is null) desc, a.verified_at desc, a.id';
 
 /**
  * The live, proven claims on an account with their secrets, in the order deliveries prefer them

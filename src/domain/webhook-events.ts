@@ -58,7 +58,7 @@ export async function storeDelivery(
       );
       if (!event) continue;
       const job: ProcessWebhookJob = { organization_id: account.organization_id, event_id: event.id };
-      await queue.enqueue(tx, PROCESS_WEBHOOK_EVENT, job, { key: eventKey(job) });
+      await queue.enqueue(tx, PROCESS_WEBHOOK_EVENT, job, { key: eventKey(job), owner: true });
       events.push(event.id);
     }
     return { duplicate: false, events };

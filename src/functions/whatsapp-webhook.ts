@@ -1,8 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { bodyDigest, sameSecret, verifyMetaSignature } from '../channels/meta-signature.ts';
 import { asMetaDelivery, metaRoutes } from '../channels/meta-webhook.ts';
-import { routeOf } from '../domain/connected-accounts.ts';
-import { storeDelivery } from '../domain/webhook-events.ts';
+import { metaDeliveryStore } from '../domain/meta-delivery-store.ts';
 import { forbidden, notFound, unauthorized, validationError } from '../platform/errors.ts';
 import { errorResponses, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import type { Services } from '../services.ts';
@@ -45,6 +44,7 @@ const delivery = (name: string) =>
 export function whatsappWebhook(s: Services) {
   const app = newRouter();
   const limit = limitWebhooks(s);
+  const deliveries = metaDeliveryStore(s.db, s.queue);
   for (const name of NAMES) {
     app.openapi(handshake(name), async (c) => {
       const { appSecret, verifyToken } = s.config.meta;
@@ -84,29 +84,27 @@ export function whatsappWebhook(s: Services) {
           'The body is not a Meta webhook delivery',
         );
       const log = c.get('log');
-      const accounts: { organization_id: string; id: string }[] = [];
-      for (const route of metaRoutes(d)) {
-        const account = await routeOf(s, route.provider, route.externalId);
-        if (account) accounts.push(account);
-        // Acknowledged all the same, or Meta retries and finally disables the subscription.
-        else
-          log.warn(
-            { provider: route.provider, external_id: route.externalId },
-            'webhook for an unknown account',
-          );
-      }
-      if (accounts.length) {
-        const stored = await storeDelivery(s.db, s.queue, {
-          provider: 'meta',
+      const routes = metaRoutes(d);
+      if (routes.length) {
+        const stored = await deliveries.store({
           deliveryId: bodyDigest(raw),
           topic: d.object,
           payload: text,
-          accounts,
+          routes,
         });
-        log.info(
-          { object: d.object, duplicate: stored.duplicate, events: stored.events },
-          'webhook delivery stored',
-        );
+        // Acknowledged all the same, or Meta retries and finally disables the subscription.
+        for (const i of stored.unrouted) {
+          const route = routes[i];
+          log.warn(
+            { provider: route?.provider, external_id: route?.externalId },
+            'webhook for an unknown account',
+          );
+        }
+        if (stored.duplicate || stored.events.length)
+          log.info(
+            { object: d.object, duplicate: stored.duplicate, events: stored.events },
+            'webhook delivery stored',
+          );
       }
       return c.json({ received: true as const }, 200);
     });

@@ -151,6 +151,39 @@ describe('deliveries', () => {
     expect(await countOf(svc, "messages where provider_message_id = 'wamid.race'")).toBe(1);
   });
 
+  it("a number that moves to another tenant: the next delivery is that tenant's, its job with it", async () => {
+    // The receiver remembers where a number's deliveries went (src/domain/meta-delivery-store.ts);
+    // the storing statement must still route by what is connected now.
+    const PHONE_M = '109876543210003';
+    const jobOf = async (text: string) => {
+      const [e] = await svc.services.db.query<{ organization_id: string; id: string }>(
+        `select e.organization_id, e.id from app.webhook_events e
+           join app.webhook_deliveries d on d.id = e.delivery where d.payload like $1`,
+        [`%${text}%`],
+      );
+      if (!e) return null;
+      const jobs = await countOf(svc, 'pgboss.job where id = app.job_key_id($1, $2)', [
+        'process-webhook-event',
+        `${e.organization_id}/${e.id}`,
+      ]);
+      return { organization_id: e.organization_id, jobs };
+    };
+    const idA = await connect(ownerA, 'whatsapp', PHONE_M);
+    const first = fixture('wa-text', { PHONE_NUMBER_ID: PHONE_M, WA_ID: '14155550106', TEXT_ID: 'moved1' });
+    const second = fixture('wa-text', { PHONE_NUMBER_ID: PHONE_M, WA_ID: '14155550106', TEXT_ID: 'moved2' });
+    expect((await deliver(svc, first)).status).toBe(200);
+    expect(await jobOf('wamid.moved1')).toEqual({ organization_id: orgOf(ownerA), jobs: 1 });
+    const gone = await call(svc, 'DELETE', '/functions/v1/connected-accounts', {
+      token: ownerA.access_token,
+      body: { id: idA },
+    });
+    expect(gone.status).toBeLessThan(300);
+    await connect(ownerB, 'whatsapp', PHONE_M);
+    expect((await deliver(svc, second)).status).toBe(200);
+    expect(await jobOf('wamid.moved2')).toEqual({ organization_id: orgOf(ownerB), jobs: 1 });
+    await processPending(svc);
+  });
+
   it('an unknown phone_number_id is acknowledged, logged by id, and nothing is stored for anyone', async () => {
     const events = await countOf(svc, 'app.webhook_events');
     const messages = await countOf(svc, 'messages');

@@ -46,3 +46,16 @@ export function transactionExecutor(tx: Queryable): SqlExecutor {
     },
   };
 }
+
+/**
+ * A transaction that already has owner privileges (`db.transaction`), for an enqueue: the insert
+ * is issued as it is, one statement instead of the four above. Used inside a tenant's transaction
+ * by mistake, the insert fails (no tenant role may write the job table); it never runs as anyone else.
+ */
+export function ownerTransactionExecutor(tx: Queryable): SqlExecutor {
+  return {
+    async executeSql(text, values) {
+      return { rows: await tx.query(text, values) };
+    },
+  };
+}

@@ -2,7 +2,7 @@ import { type JobWithMetadata, PgBoss } from 'pg-boss';
 import type { Database } from '../db/database.ts';
 import { databaseUnavailable } from '../db/unavailable.ts';
 import type { Logger } from '../log.ts';
-import { databaseExecutor, transactionExecutor } from './adapters.ts';
+import { databaseExecutor, ownerTransactionExecutor, transactionExecutor } from './adapters.ts';
 import { type Run, returnExpiredLeases } from './expired-leases.ts';
 import { runsInFlight } from './in-flight.ts';
 import { keyedId } from './keyed-id.ts';
@@ -141,7 +141,7 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
       const def = definitions.get(name);
       if (!def) throw new Error(`unknown job "${name}": register it first`);
       const keyed = eo.key === undefined ? undefined : keyedId(name, eo.key);
-      const executor = transactionExecutor(tx);
+      const executor = eo.owner ? ownerTransactionExecutor(tx) : transactionExecutor(tx);
       // A finished job of the key makes way: the insert below then succeeds, and a live one stays.
       if (keyed && eo.rerun)
         await executor.executeSql(

@@ -79,6 +79,11 @@ export type EnqueueOptions = {
    * so the work runs again; a live one (waiting, retrying, running) is kept and nothing is added.
    */
   rerun?: boolean;
+  /**
+   * `tx` is a transaction with owner privileges (`db.transaction`), not a caller's: the job is
+   * inserted without switching roles around it (one statement, not four).
+   */
+  owner?: boolean;
 };
 
 /** What one sweep did per job name: work enqueued again, work given up as failed. */
