@@ -138,6 +138,12 @@ function recording(db: Database) {
       },
       opts,
     );
+  // Single-statement reads (svc_get_contact, svc_search, most lists) go through queryAs.
+  wrapped.queryAs = (principal, sql, params, opts) => {
+    last.sql = sql;
+    last.params = params ?? [];
+    return db.queryAs(principal, sql, params, opts);
+  };
   return { db: wrapped, last };
 }
 
