@@ -2,6 +2,7 @@
 // and the other server's work is never billed to it. Started with tsx; once it serves it sends its
 // parent one IPC message (its URL and whatever else the bench needs), and it stops on SIGTERM.
 import { spawn } from 'node:child_process';
+import type { Server } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -42,3 +43,20 @@ export function startChild<T>(
 /** The middle value (the upper one of an even count). */
 export const median = (xs: number[]) =>
   [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+
+/**
+ * The child's side for a bare node:http server: listen on a free port, send the parent its URL,
+ * and on SIGTERM stop serving, run `close` (its pool) and exit.
+ */
+export function serveBare(server: Server, close: () => Promise<unknown>) {
+  server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as { port: number };
+    process.send?.({ url: `http://127.0.0.1:${port}` });
+  });
+  process.once('SIGTERM', async () => {
+    server.close();
+    server.closeAllConnections();
+    await close();
+    process.exit(0);
+  });
+}

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import pg from 'pg';
+import { serveBare } from './child.ts';
 import { GRAPH_TOKEN, PHONE_ID, type SendsInfo } from './messages-fixture.ts';
 
 const env = process.env;
@@ -97,13 +98,4 @@ const server = createServer((req, res) => {
     );
   });
 });
-server.listen(0, '127.0.0.1', () => {
-  const { port } = server.address() as { port: number };
-  process.send?.({ url: `http://127.0.0.1:${port}` });
-});
-process.once('SIGTERM', async () => {
-  server.close();
-  server.closeAllConnections();
-  await pool.end();
-  process.exit(0);
-});
+serveBare(server, () => pool.end());

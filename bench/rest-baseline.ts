@@ -22,6 +22,7 @@ import pg from 'pg';
 import { OneSync, runOneSync } from '../src/platform/db/one-sync.ts';
 import { runOneSync as runPgliteOneSync } from '../src/platform/db/pglite-one-sync.ts';
 import { readLanes } from '../src/platform/db/read-lanes.ts';
+import { serveBare } from './child.ts';
 import type { BenchRequest, Fixture, Statement } from './rest-service.ts';
 
 const env = process.env;
@@ -151,13 +152,4 @@ const server = createServer((req, res) => {
     );
   });
 });
-server.listen(0, '127.0.0.1', () => {
-  const { port } = server.address() as { port: number };
-  process.send?.({ url: `http://127.0.0.1:${port}` });
-});
-process.once('SIGTERM', async () => {
-  server.close();
-  server.closeAllConnections();
-  await close();
-  process.exit(0);
-});
+serveBare(server, () => close());

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { verifyMetaSignature } from '../src/channels/meta-signature.ts';
+import { serveBare } from './child.ts';
 import { APP_SECRET } from './webhook-deliveries.ts';
 
 const env = process.env;
@@ -53,13 +54,4 @@ const server = createServer((req, res) => {
     );
   });
 });
-server.listen(0, '127.0.0.1', () => {
-  const { port } = server.address() as { port: number };
-  process.send?.({ url: `http://127.0.0.1:${port}` });
-});
-process.once('SIGTERM', async () => {
-  server.close();
-  server.closeAllConnections();
-  await close();
-  process.exit(0);
-});
+serveBare(server, () => close());

@@ -1,3 +1,4 @@
+import { SEARCH_VIEW } from '../domain/search-candidates.ts';
 import {
   aggregateWithEmbed,
   ambiguousEmbed,
@@ -223,11 +224,11 @@ export function readPlan(
  */
 export const SEARCH_VIEWS: Record<string, { view: string; columns: ReadonlySet<string> }> = {
   contacts: {
-    view: 'app.contact_search',
+    view: SEARCH_VIEW.contacts,
     columns: new Set(['first_name', 'last_name', 'email', 'company', 'phone']),
   },
   orders: {
-    view: 'app.order_search',
+    view: SEARCH_VIEW.orders,
     columns: new Set([
       'order_number',
       'customer_name',
@@ -236,7 +237,7 @@ export const SEARCH_VIEWS: Record<string, { view: string; columns: ReadonlySet<s
       'shipping_phone_number',
     ]),
   },
-  inventory_items: { view: 'app.inventory_item_search', columns: new Set(['name', 'sku']) },
+  inventory_items: { view: SEARCH_VIEW.inventory_items, columns: new Set(['name', 'sku']) },
 };
 
 /**

@@ -1,3 +1,4 @@
+import { MAX_CANDIDATES } from '../domain/search-candidates.ts';
 import type { Queryable } from '../platform/db/database.ts';
 import type { Services } from '../services.ts';
 import { explainDbError, fromFilters } from './db-errors.ts';
@@ -17,7 +18,6 @@ import {
   filtersRows,
   plannedCountSql,
   readSql,
-  SEARCH_CANDIDATES,
   type Statement,
   tenantEstimateSql,
 } from './sql.ts';
@@ -173,13 +173,13 @@ async function tenantTotal(
 
 /**
  * The ids a search view finds for the plan's substring filters, or undefined when they are more
- * than SEARCH_CANDIDATES: a common pattern is found as fast by reading the page in order.
+ * than MAX_CANDIDATES: a common pattern is found as fast by reading the page in order.
  */
 async function candidates(tx: Queryable, plan: ReadPlan): Promise<string[] | undefined> {
   const sql = candidatesSql(plan);
   const [row] = await tx.query<{ ids: string[] }>(sql.text, sql.values);
   const ids = row?.ids ?? [];
-  return ids.length > SEARCH_CANDIDATES ? undefined : ids;
+  return ids.length > MAX_CANDIDATES ? undefined : ids;
 }
 
 /**

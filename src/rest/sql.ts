@@ -1,3 +1,4 @@
+import { MAX_CANDIDATES } from '../domain/search-candidates.ts';
 import { Params } from '../platform/db/params.ts';
 import type { Filter } from './parse.ts';
 import {
@@ -192,11 +193,8 @@ function rootConditions(plan: ReadPlan, p: Params, candidates?: string[]): strin
   return [...org, ...ids, ...conditions(plan.root, p)];
 }
 
-/** Above this many matches a search view's ids are not used: the plain read is as good or better. */
-export const SEARCH_CANDIDATES = 1000;
-
 /**
- * The ids of at most SEARCH_CANDIDATES + 1 rows the search view finds for the plan's substring
+ * The ids of at most MAX_CANDIDATES + 1 rows the search view finds for the plan's substring
  * filters, planned with the pattern and without the policies, so its trigram indexes serve it.
  */
 /**
@@ -219,7 +217,7 @@ export function candidatesSql(plan: ReadPlan): Statement {
     `t0.organization_id = ${p.add(plan.organization)}::uuid`,
     ...search.filters.map((f) => searchTextSql(f, p)),
   ];
-  const text = `select coalesce(array_agg(id), '{}') as ids from (select t0.id from ${search.view} as t0 where ${conds.join(' and ')} limit ${SEARCH_CANDIDATES + 1}) c`;
+  const text = `select coalesce(array_agg(id), '{}') as ids from (select t0.id from ${search.view} as t0 where ${conds.join(' and ')} limit ${MAX_CANDIDATES + 1}) c`;
   return { text, values: p.values };
 }
 

@@ -85,9 +85,11 @@ export function roleOf(principal: Principal): 'authenticated' | 'anon' | 'servic
 // The settings are made inside a subquery whose outputs nobody reads: set_config is volatile, so
 // PostgreSQL still evaluates every one of them, but the row sent back is one integer instead of
 // ten texts (the claims JSON among them), which both processes would write and read for nothing.
+// What PostgREST sets from a token, in every claims statement.
+const POSTGREST_SETTINGS = `set_config('role', $1, true), set_config('request.jwt.claims', $2, true),
+  set_config('request.jwt.claim.sub', $3, true), set_config('transaction_read_only', $4, true)`;
 const claimsSql = (context: string) =>
-  `select 1 as claims from (select set_config('role', $1, true), set_config('request.jwt.claims', $2, true),
-  set_config('request.jwt.claim.sub', $3, true), set_config('transaction_read_only', $4, true),
+  `select 1 as claims from (select ${POSTGREST_SETTINGS},
   set_config('svc.org_id', c.org_id, true), set_config('svc.org_role', c.org_role, true),
   set_config('svc.agent_scopes', c.agent_scopes, true), set_config('svc.can_read', c.can_read, true),
   set_config('svc.can_write', c.can_write, true), set_config('svc.can_delete', c.can_delete, true)
@@ -104,9 +106,7 @@ export const CLAIMS_STATEMENTS = {
   // the claims statement never failing that early (its record of which Parses ran).
   checked: {
     name: 'svc_claims_checked',
-    text: `select set_config('role', $1, true), set_config('request.jwt.claims', $2, true),
-  set_config('request.jwt.claim.sub', $3, true), set_config('transaction_read_only', $4, true),
-  app.establish_context($2::jsonb)`,
+    text: `select ${POSTGREST_SETTINGS}, app.establish_context($2::jsonb)`,
   },
 } as const;
 
