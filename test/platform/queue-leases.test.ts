@@ -24,6 +24,8 @@ describe('a worker killed mid-run', () => {
     const job = workJob(name, work.db, async () => {});
     await work.worker([job.def]);
     await until(async () => (await workRow(work.db, id))?.status === 'done');
+    // pg-boss completes the job just after the handler has recorded its work.
+    await until(async () => (await jobOf(work.db, name, id))?.state === 'completed');
     expect(await jobOf(work.db, name, id)).toMatchObject({ state: 'completed', retry_count: 1 });
     expect(job.failures).toEqual([]);
   });
