@@ -62,7 +62,7 @@ const pgArray = (xs: string[]) => `{${xs.map((x) => `"${x}"`).join(',')}}`;
 /**
  * `rows` contacts and orders (each order two lines) in `org`: contact g is named from the lists
  * above with its number as a suffix of the last name ("Smith 4242"), email c<g>-<tag>@…, phone
- * +1555<g, 7 digits>; order g is ORD-<g, 6 digits> of contact g with its name, email and phone.
+ * +1555<g, 7 digits>; order g is ORD-<g, 6 digits or more> of contact g with its name, email and phone.
  * Triggers are off for the seed (session_replication_role): the plan ceiling, the order-number
  * counter and the line totals are what a seed would trip over, and the seed writes what they would.
  */
@@ -80,7 +80,7 @@ async function seedRows(client: pg.Client, org: string, rows: number, tag: strin
   await client.query(
     `insert into public.orders (organization_id, order_number, contact_id, customer_name, customer_email,
                                 customer_phone, status, subtotal, total, created_at)
-     select c.organization_id, 'ORD-' || lpad(c.n::text, 6, '0'), c.id, concat_ws(' ', c.first_name, c.last_name),
+     select c.organization_id, 'ORD-' || lpad(c.n::text, greatest(6, length(c.n::text)), '0'), c.id, concat_ws(' ', c.first_name, c.last_name),
             c.email, c.phone, 'pending', 20, 20, now() - (c.n || ' seconds')::interval
        from (select *, row_number() over (order by email) as n from public.contacts where organization_id = $1) c`,
     [org],
