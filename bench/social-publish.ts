@@ -110,7 +110,8 @@ export async function publishRates(url: string): Promise<string[]> {
           );
           if (r?.failed) throw new Error(`${tag}: ${r.failed} posts failed`);
           if (r?.done === POSTS) break;
-          if (performance.now() - started > 300_000) throw new Error(`${tag}: ${r?.done} of ${POSTS} in 5 min`);
+          if (performance.now() - started > 300_000)
+            throw new Error(`${tag}: ${r?.done} of ${POSTS} in 5 min`);
           await new Promise((res) => setTimeout(res, 100));
         }
         const seconds = (performance.now() - started) / 1000;
