@@ -1,10 +1,10 @@
 // The content calendar at size: an organization with 10,000 posts over a year, one month of them
 // asked for, grouped by day in a time zone (contentCalendar, the path of svc_get_content_calendar
 // and /functions/v1/content-calendar, under row-level security), beside a plain indexed select of
-// the same rows as the owner; and publishes per second through the worker against the fake Graph
-// API beside direct POSTs to the fake (bench/social-publish.ts). Both engines, the same process
-// and run; rounds alternate and the figures are medians. A benchmark, not a test: it prints
-// figures and never fails on them.
+// the same rows as the owner, on both engines; and, on PostgreSQL, publishes per second through
+// one and two worker processes beside a bare node + pg publisher (bench/social-publish.ts).
+// Rounds alternate and the figures are medians. A benchmark, not a test: it prints figures and
+// never fails on them. BENCH_PARTS (calendar,publish).
 //
 //   npm run bench:social            (BENCH_DATABASE_URL: the PostgreSQL server; default root@127.0.0.1/test)
 import { randomBytes } from 'node:crypto';
@@ -111,25 +111,27 @@ async function bench(engine: string, db: Database): Promise<string> {
   return `social ${engine}: calendar of ${expected} of ${POSTS} posts, grouped by day: median ${(c / 1000).toFixed(2)} ms; plain indexed select of the same rows: ${(p / 1000).toFixed(2)} ms (${(c / p).toFixed(2)}×)`;
 }
 
+const PARTS = (process.env.BENCH_PARTS ?? 'calendar,publish').split(',');
 const lines: string[] = [];
-const lite = await openPglite(undefined);
-try {
-  lines.push(await bench('pglite', lite));
-} finally {
-  await lite.close();
-}
-const pgLine = await withScratchDatabase('social', async (url) => {
-  const db = openPostgres(url, 4);
+if (PARTS.includes('calendar')) {
+  const lite = await openPglite(undefined);
   try {
-    return await bench('postgres', db);
+    lines.push(await bench('pglite', lite));
   } finally {
-    await db.close();
+    await lite.close();
   }
-});
-if (pgLine) lines.push(pgLine);
-lines.push(...(await publishRates('pglite', {})));
-const pgPublish = await withScratchDatabase('social_publish', (url) =>
-  publishRates('postgres', { DATABASE_URL: url, DATABASE_POOL_SIZE: '16' }),
-);
-if (pgPublish) lines.push(...pgPublish);
+  const pgLine = await withScratchDatabase('social', async (url) => {
+    const db = openPostgres(url, 4);
+    try {
+      return await bench('postgres', db);
+    } finally {
+      await db.close();
+    }
+  });
+  if (pgLine) lines.push(pgLine);
+}
+if (PARTS.includes('publish')) {
+  const pgPublish = await withScratchDatabase('social_publish', publishRates);
+  if (pgPublish) lines.push(...pgPublish);
+}
 for (const l of lines) console.log(l);

@@ -181,18 +181,17 @@ export async function accountsToCheck(
   return { accounts, unopened, next };
 }
 
-/** Why an account needs a reconnect (null: it does not), on the service path. */
-export async function reconnectReason(
-  db: Pick<Database, 'query'>,
-  organizationId: string,
-  accountId: string,
-): Promise<{ reason: string } | null> {
-  const [row] = await db.query<{ reason: string | null; flagged: boolean }>(
-    `select a.needs_reconnect_reason as reason, a.needs_reconnect_at is not null as flagged
-       from app.connected_accounts a where a.organization_id = $1 and a.id = $2`,
-    [organizationId, accountId],
-  );
-  return row?.flagged ? { reason: row.reason ?? 'Its token stopped working.' } : null;
+/**
+ * Why an account needs a reconnect (null: it does not), from the account as accountById read it
+ * (its status and reason come in the same row: no statement of its own on the publish path).
+ */
+export function reconnectReason(account: {
+  status: string;
+  needs_reconnect_reason: string | null;
+}): { reason: string } | null {
+  return account.status === 'needs_reconnect'
+    ? { reason: account.needs_reconnect_reason ?? 'Its token stopped working.' }
+    : null;
 }
 
 /** The caller's live accounts that need a reconnect (inside the caller's transaction: row-level security decides). */

@@ -65,6 +65,7 @@ async function addAgentsItem(billing: BillingConfig, sub: SubscriptionState): Pr
 export function billingGraceEndJob(deps: JobDeps): JobDefinition<GraceEndJob> {
   return {
     name: BILLING_GRACE_END,
+    slots: 1, // a few runs a day: one slot polls (JobDefinition.slots)
     policy: webhookPolicy(deps.config),
     async run(job) {
       const billing = deps.config.billing;

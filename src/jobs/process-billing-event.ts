@@ -103,6 +103,7 @@ export function processBillingEventJob(deps: JobDeps): JobDefinition<StripeEvent
   return {
     name: PROCESS_STRIPE_EVENT,
     policy: webhookPolicy(deps.config),
+    slots: 1, // a subscription's events, a few a month: one slot polls (JobDefinition.slots)
     run: async (job) => {
       const billing = deps.config.billing;
       // Billing turned off after the event was stored: it waits for billing to be configured again.

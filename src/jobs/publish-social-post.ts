@@ -73,6 +73,14 @@ const READ = `select p.organization_id, p.id, p.status, p.account_id, p.message,
   where p.organization_id = $1 and p.id = $2
   for update of p`;
 
+/** A scheduled post's claim: the post publishing and the claim's deadline, in one statement. */
+const CLAIM = `with post as (
+    update public.social_posts set status = 'publishing', error = null where organization_id = $1 and id = $2)
+  insert into app.social_publications (organization_id, post_id, scheduled_at, claimed_until, runs)
+  values ($1, $2, $3, now() + make_interval(secs => $4), 1)
+  on conflict (organization_id, post_id) do update
+    set scheduled_at = excluded.scheduled_at, claimed_until = excluded.claimed_until, progress = '{}', runs = 1`;
+
 async function claim(deps: PublishDeps, job: PublishJob): Promise<Claim> {
   return deps.db.transaction(async (tx) => {
     const [post] = await tx.query<Post>(READ, [job.organization_id, job.post_id, job.scheduled_at]);
@@ -81,17 +89,7 @@ async function claim(deps: PublishDeps, job: PublishJob): Promise<Claim> {
     if (post.status === 'scheduled') {
       if (!post.this_schedule) return { state: 'done' }; // moved: its new time has its own job
       if (!post.due) return { state: 'early' };
-      await tx.query(
-        `update public.social_posts set status = 'publishing', error = null where organization_id = $1 and id = $2`,
-        key,
-      );
-      await tx.query(
-        `insert into app.social_publications (organization_id, post_id, scheduled_at, claimed_until, runs)
-         values ($1, $2, $3, now() + make_interval(secs => $4), 1)
-         on conflict (organization_id, post_id) do update
-           set scheduled_at = excluded.scheduled_at, claimed_until = excluded.claimed_until, progress = '{}', runs = 1`,
-        [...key, job.scheduled_at, deps.claimSeconds],
-      );
+      await tx.query(CLAIM, [...key, job.scheduled_at, deps.claimSeconds]);
       return { state: 'claimed', post: { ...post, progress: {} } };
     }
     // A retry (or a second job for the same time) finds the post publishing: it takes over only a
@@ -130,8 +128,9 @@ export async function publishOnce(deps: PublishDeps, job: PublishJob): Promise<P
         key,
         refusal('account_disconnected', 'The Facebook Page or Instagram account was disconnected'),
       );
-    // The token is known not to work: the post fails now, nothing is sent to Meta.
-    const reconnect = await reconnectReason(deps.db, post.organization_id, account.id);
+    // The token is known not to work: the post fails now, nothing is sent to Meta. (A disconnected
+    // account is no account above: accountById reads live ones only.)
+    const reconnect = reconnectReason(account);
     if (reconnect) return fail(deps, key, refusal('account_needs_reconnect', reconnect.reason));
     const media = mediaOf(deps, post);
     if (!media)
@@ -177,9 +176,8 @@ export async function publishOnce(deps: PublishDeps, job: PublishJob): Promise<P
           tx,
           METRICS_JOB,
           { organization_id: key[0], post_id: key[1] },
-          {
-            startAfter: deps.metricsIntervalSeconds,
-          },
+          // owner: this transaction has the owner's rights, so the job's insert is one statement.
+          { startAfter: deps.metricsIntervalSeconds, owner: true },
         );
     });
     return { state: 'published' };

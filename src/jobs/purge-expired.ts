@@ -41,6 +41,7 @@ export async function scheduleNextPurge(deps: Pick<JobDeps, 'config' | 'db' | 'n
 export function purgeExpiredJob(deps: JobDeps): JobDefinition<PurgeJob> {
   return {
     name: PURGE_JOB,
+    slots: 1, // a few runs a day: one slot polls (JobDefinition.slots)
     policy,
     async run(job) {
       if (!deps.storage)

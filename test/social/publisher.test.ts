@@ -108,6 +108,34 @@ describe('Facebook Page posts', () => {
   });
 });
 
+describe('an account flagged for reconnect', () => {
+  it('a post on it fails with account_needs_reconnect and the reason, and nothing goes to Meta', async () => {
+    const db = w.svc.services.db;
+    const count = requestsTo(w.graph, PAGE, 'feed').length;
+    await db.query(
+      `update app.connected_accounts set needs_reconnect_at = now(), needs_reconnect_reason = 'The Page removed our access.'
+        where organization_id = $1 and id = $2`,
+      [w.org, w.facebook],
+    );
+    try {
+      const post = await schedule(w, 'facebook', { message: 'Held back' });
+      const s = await settled(w, post.id);
+      expect(s.status).toBe('failed');
+      expect(s.error).toMatchObject({
+        type: 'account_needs_reconnect',
+        message: 'The Page removed our access.',
+      });
+      expect(requestsTo(w.graph, PAGE, 'feed')).toHaveLength(count);
+    } finally {
+      await db.query(
+        `update app.connected_accounts set needs_reconnect_at = null, needs_reconnect_reason = null
+          where organization_id = $1 and id = $2`,
+        [w.org, w.facebook],
+      );
+    }
+  });
+});
+
 describe('Instagram posts', () => {
   it('one image: a container polled until FINISHED, then media_publish, with the permalink', async () => {
     const post = await schedule(w, 'instagram', { message: 'Sunday brunch', media: [img(4)] });

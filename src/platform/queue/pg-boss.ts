@@ -181,7 +181,7 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
           {
             includeMetadata: true,
             pollingIntervalSeconds: opts.pollIntervalMs / 1000,
-            localConcurrency: wo.concurrency ?? 1,
+            localConcurrency: Math.min(def.slots ?? Number.POSITIVE_INFINITY, wo.concurrency ?? 1),
             // A slot takes up to BATCH due jobs at a time, runs them side by side, settles each on
             // its own (perJobResults), and fetches again at once while batches come back full: a
             // backlog drains at the jobs' own speed, not one job per poll interval and slot.

@@ -63,6 +63,13 @@ export type JobDefinition<T = unknown> = {
    * work whose job failed, or that is older, goes to `onFailed`. Jobs without it are not swept.
    */
   unsettled?: string;
+  /**
+   * How many of a worker's slots take this job (at most the worker's concurrency; by default all
+   * of them). Each slot polls its queue on its own, so an idle worker's statements grow with slots
+   * × queues: a job that comes a few times a day takes one slot (which still runs a batch of due
+   * jobs side by side), and leaves PostgreSQL's time to the queues that are busy.
+   */
+  slots?: number;
 };
 
 export type EnqueueOptions = {
