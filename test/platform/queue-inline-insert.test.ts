@@ -40,11 +40,11 @@ async function until(check: () => boolean | Promise<boolean>) {
 }
 
 /** A queue with one job name whose runs are recorded; not working until `work()`. */
-async function queueOf(name: string) {
+async function queueOf(name: string, policy = POLICY) {
   const runs: { id: string; data: unknown }[] = [];
   const def: JobDefinition<unknown> = {
     name,
-    policy: POLICY,
+    policy,
     async run(job) {
       runs.push({ id: job.id, data: job.data });
       return { status: 'done' };
@@ -96,6 +96,15 @@ describe('jobs inserted by a caller’s statement', () => {
 
   it('are the rows pg-boss’s send writes, in every column of the installed job table', async () => {
     const name = uniqueName('same-row');
+    // The queue was created under an older policy: jobs carry the policy registered now, not the
+    // queue's defaults (pg-boss.ts register), whichever way they are inserted.
+    await queueOf(name, {
+      ...POLICY,
+      attempts: 2,
+      backoffSeconds: 1,
+      maxBackoffSeconds: 5,
+      leaseSeconds: 600,
+    });
     const { queue } = await queueOf(name);
     await insertKeyed(queue, name, ['inline']);
     await fresh.db.transaction((tx) => queue.enqueue(tx, name, { k: 'sent' }, { key: 'sent' }));
