@@ -25,6 +25,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { type Child, median, startChild } from './child.ts';
+import { type CpuUse, cpuMeter } from './cpu.ts';
 import { withScratchDatabase } from './scratch-database.ts';
 import { delivery, writeDeliveries } from './webhook-deliveries.ts';
 import type { ServiceInfo } from './webhooks-service.ts';
@@ -68,10 +69,15 @@ type Processed = { events: number; backlog: number; perSecond: number };
  * stored. `perSecond` is the round's events over the time from its start to the last processed;
  * `backlog` what was still pending when the load stopped.
  */
-async function serviceRound(svc: ServiceInfo, dir: string, tag: string): Promise<[Run, Processed]> {
+async function serviceRound(
+  svc: ServiceInfo,
+  dir: string,
+  tag: string,
+  cpu: Meter,
+): Promise<[Run, Processed]> {
   const before = await events(svc);
   const started = performance.now();
-  const run = await load(svc.url, dir, tag);
+  const run = await load(svc.url, dir, tag, cpu);
   const backlog = await events(svc, 'pending');
   while (INLINE && (await events(svc, 'pending')) > 0) await sleep(100);
   const seconds = (performance.now() - started) / 1000;
@@ -119,15 +125,22 @@ async function latencies(svc: ServiceInfo): Promise<number[]> {
   return [...postedAt].map(([wamid, at]) => (seenAt.get(wamid) ?? Number.NaN) - at);
 }
 
-type Run = Load & { duplicates: boolean };
+type Run = Load & CpuUse & { duplicates: boolean };
+/** The CPU a server process and PostgreSQL's backends of the bench's database use (bench/cpu.ts). */
+type Meter = () => (requests: number) => CpuUse;
 
-/** One warm-up and one measured wrk run of fresh deliveries against `url`. */
-async function load(url: string, dir: string, tag: string): Promise<Run> {
+/** One warm-up and one measured wrk run of fresh deliveries against `url`, with its CPU per request. */
+async function load(url: string, dir: string, tag: string, cpu: Meter): Promise<Run> {
   const file = (name: string, seconds: number) =>
     writeDeliveries(path.join(dir, `${name}.tsv`), name, seconds * PER_SECOND);
   await wrkScript(`${url}${RECEIVER}`, LUA, WARMUP, [file(`${tag}-warm`, WARMUP)]);
+  const meter = cpu();
   const measured = await wrkScript(`${url}${RECEIVER}`, LUA, SECONDS, [file(tag, SECONDS)]);
-  return { ...measured, duplicates: measured.rps * SECONDS > SECONDS * PER_SECOND };
+  return {
+    ...measured,
+    ...meter(measured.rps * SECONDS),
+    duplicates: measured.rps * SECONDS > SECONDS * PER_SECOND,
+  };
 }
 
 async function benchEngine(engine: string, dbEnv: Record<string, string>): Promise<string[]> {
@@ -138,13 +151,21 @@ async function benchEngine(engine: string, dbEnv: Record<string, string>): Promi
     service = await startChild<ServiceInfo>('webhooks-service.ts', { ...dbEnv, BENCH_DATA_DIR: dir });
     baseline = await startChild<{ url: string }>('webhooks-baseline.ts', { ...dbEnv, BENCH_DATA_DIR: dir });
     const lat = INLINE ? await latencies(service.info) : [];
+    const database = dbEnv.DATABASE_URL ? new URL(dbEnv.DATABASE_URL).pathname.slice(1) : undefined;
+    const [svcPid, barePid] = [service.pid, baseline.pid];
     const runs = { service: [] as Run[], baseline: [] as Run[] };
     const processed: Processed[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      const [run, p] = await serviceRound(service.info, dir, `${engine}-${process.pid}-r${round}`);
+      const [run, p] = await serviceRound(service.info, dir, `${engine}-${process.pid}-r${round}`, () =>
+        cpuMeter(svcPid, database),
+      );
       runs.service.push(run);
       processed.push(p);
-      runs.baseline.push(await load(baseline.info.url, dir, `bare-${process.pid}-r${round}`));
+      runs.baseline.push(
+        await load(baseline.info.url, dir, `bare-${process.pid}-r${round}`, () =>
+          cpuMeter(barePid, database),
+        ),
+      );
       console.log(
         `${engine} round ${round}: service ${run.rps.toFixed(0)}/s, bare ${runs.baseline.at(-1)?.rps.toFixed(0)}/s, ` +
           (INLINE
@@ -171,12 +192,15 @@ function report(
     p50: median(rs.map((r) => r.p50)),
     p99: median(rs.map((r) => r.p99)),
     errors: rs.reduce((n, r) => n + r.errors, 0),
+    server: median(rs.map((r) => r.server)) / 1000,
+    postgres: median(rs.map((r) => r.postgres)) / 1000,
   });
   const [svc, base] = [med(runs.service), med(runs.baseline)];
   const line = (label: string, l: ReturnType<typeof med>, rs: Run[]) =>
     `  ${label} ${l.rps.toFixed(0).padStart(6)} req/s  p50 ${l.p50.toFixed(2).padStart(6)} ms  ` +
     `p99 ${l.p99.toFixed(2).padStart(7)} ms   rounds: ${rs.map((r) => r.rps.toFixed(0)).join(' / ')}` +
-    (l.errors ? `  (${l.errors} errors)` : '');
+    (l.errors ? `  (${l.errors} errors)` : '') +
+    `\n    CPU a delivery: ${l.server.toFixed(2)} ms server + ${l.postgres.toFixed(2)} ms PostgreSQL`;
   const seen = lat.filter((x) => !Number.isNaN(x));
   const poll = env.WORKER_POLL_MS ?? '2000';
   return [

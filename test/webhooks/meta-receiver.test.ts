@@ -152,8 +152,8 @@ describe('deliveries', () => {
   });
 
   it("a number that moves to another tenant: the next delivery is that tenant's, its job with it", async () => {
-    // The receiver remembers where a number's deliveries went (src/domain/meta-delivery-store.ts);
-    // the storing statement must still route by what is connected now.
+    // The storing statement (src/domain/meta-delivery-store.ts) routes by what is connected now,
+    // and its job is keyed by the organization that routing found, in the same statement.
     const PHONE_M = '109876543210003';
     const jobOf = async (text: string) => {
       const [e] = await svc.services.db.query<{ organization_id: string; id: string }>(

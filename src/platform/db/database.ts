@@ -31,8 +31,12 @@ export function claimedOrganization(principal: Principal): string | null {
 
 export interface Database {
   readonly engine: 'postgres' | 'pglite';
-  /** One statement outside any role switch: owner privileges. For internal machinery only. */
-  query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * One statement outside any role switch: owner privileges. For internal machinery only.
+   * `prepare`: on PostgreSQL, a named statement parsed and planned once per connection (as every
+   * statement in a transaction is): for a statement run often, such as a webhook receipt's.
+   */
+  query<T extends Row = Row>(sql: string, params?: unknown[], opts?: { prepare?: boolean }): Promise<T[]>;
   /**
    * Statements without values, several in one text as the simple protocol runs them (the job
    * queue's `begin; …; commit` blocks), with owner privileges, outside any caller's transaction:

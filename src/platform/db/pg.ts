@@ -184,7 +184,21 @@ export function openPostgres(url: string, poolSize: number, readConnections = 1)
 
   return {
     engine: 'postgres',
-    query: (sql, params) => wrap(pool).query(sql, params),
+    async query<T extends Row>(sql: string, params?: unknown[], opts?: { prepare?: boolean }) {
+      if (!opts?.prepare) return wrap(pool).query<T>(sql, params);
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        return (await client.query(prepared(client, sql, params))).rows as T[];
+      } catch (err) {
+        // As in queryAs: a server error leaves the connection usable, a lost socket does not.
+        if (!(err instanceof pg.DatabaseError) || err.code === '26000') broken = err as Error;
+        else forgetOnError(client, err, sql);
+        throw err;
+      } finally {
+        client.release(broken);
+      }
+    },
     async script<T extends Row>(sql: string) {
       const result = (await plainPool().query(sql)) as pg.QueryResult | pg.QueryResult[];
       return (Array.isArray(result) ? result : [result]).flatMap((r) => (r.rows ?? []) as T[]);

@@ -67,6 +67,7 @@ export async function openPglite(
 
   return {
     engine: 'pglite',
+    // `prepare` is for PostgreSQL's planning per statement; PGlite's query parses each time.
     query: (sql, params) => wrap(db).query(sql, params),
     script: async <T extends Row>(sql: string) => (await db.exec(sql)).flatMap((r) => r.rows as T[]),
     transaction: (fn) => inTransaction(null, fn),

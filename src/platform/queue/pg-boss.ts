@@ -5,6 +5,7 @@ import type { Logger } from '../log.ts';
 import { databaseExecutor, ownerTransactionExecutor, transactionExecutor } from './adapters.ts';
 import { type Run, returnExpiredLeases } from './expired-leases.ts';
 import { runsInFlight } from './in-flight.ts';
+import { type CapturedInsert, captureInsert, keyedJobsSql } from './job-insert.ts';
 import { keyedId } from './keyed-id.ts';
 import { runDeadlineMs, runSafely, verdict } from './outcome.ts';
 import type { Job, JobDefinition, JobPolicy, Queue } from './queue.ts';
@@ -76,6 +77,7 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
   await boss.start();
 
   const definitions = new Map<string, JobDefinition<unknown>>();
+  const inserts = new Map<string, CapturedInsert>();
   let started = false;
   let stopping = false;
   const inFlight = runsInFlight();
@@ -132,6 +134,7 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
         // The queue holds only defaults; every job carries its policy (enqueue), so a changed
         // policy applies to the jobs enqueued after it without touching the queue.
         if (!(await boss.getQueue(def.name))) await boss.createQueue(def.name, retryOptions(def.policy));
+        inserts.set(def.name, await captureInsert(boss, def.name, retryOptions(def.policy)));
         definitions.set(def.name, def);
       }
     },
@@ -159,6 +162,11 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
       if (id) return id;
       if (keyed) return keyed;
       throw new Error(`job "${name}" was not created`);
+    },
+    keyedJobsSql(name, rows) {
+      const insert = inserts.get(name);
+      if (!insert) throw new Error(`unknown job "${name}": register it first`);
+      return keyedJobsSql(insert, rows);
     },
     async complete(name, id, tx) {
       // includeQueued: pg-boss otherwise completes only a job a worker holds, and the point here

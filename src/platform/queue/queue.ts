@@ -105,6 +105,13 @@ export interface Queue {
    */
   enqueue(tx: Queryable, name: string, data: object, opts?: EnqueueOptions): Promise<string>;
   /**
+   * The same enqueue as SQL, for a caller's own statement: a data-modifying statement (a CTE of
+   * that statement) that adds one job of `name` per row of `rows`, SQL selecting `key text` and
+   * `data` (json), each as `enqueue(tx, name, data, {key})` would add it. It returns the ids of the
+   * jobs it added: none for a key that already has one. Owner privileges, as any job insert.
+   */
+  keyedJobsSql(name: string, rows: string): string;
+  /**
    * Marks a job done without running it (the request that made it already did the work); with
    * `tx`, inside that open transaction, so it commits with what recorded the work.
    */
