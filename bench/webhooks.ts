@@ -221,6 +221,8 @@ type Drain = {
   events: number;
   perSecond: number;
   cpu: { server: number; postgres: number };
+  /** Events of the database so far that took more than one run (a retry waits out its backoff). */
+  retried: number;
 };
 
 /**
@@ -258,7 +260,12 @@ async function drainRound(
     const cpu = meters
       .map((m) => m(events))
       .reduce((a, b) => ({ server: a.server + b.server, postgres: a.postgres + b.postgres }));
-    return { receipt: run.rps, events, perSecond: events / seconds, cpu };
+    const [retried] = (
+      await client.query<{ n: number }>(
+        'select count(*)::int as n from app.webhook_events where attempts > 1',
+      )
+    ).rows;
+    return { receipt: run.rps, events, perSecond: events / seconds, cpu, retried: retried?.n ?? 0 };
   } finally {
     await Promise.all(children.map((c) => c.stop()));
   }
@@ -283,7 +290,10 @@ async function benchDrain(dbEnv: Record<string, string>): Promise<string[]> {
       one.push(await drainRound(service.info, dbEnv, client, dir, `${tag}-w1`, 1));
       two.push(await drainRound(service.info, dbEnv, client, dir, `${tag}-w2`, 2));
       const show = (d: Drain | undefined) =>
-        d ? `${d.events} events at ${d.perSecond.toFixed(0)}/s (receipt ${d.receipt.toFixed(0)}/s)` : '';
+        d
+          ? `${d.events} events at ${d.perSecond.toFixed(0)}/s (receipt ${d.receipt.toFixed(0)}/s` +
+            `${d.retried ? `, ${d.retried} events retried so far` : ''})`
+          : '';
       console.log(
         `postgres drain round ${round}: 1 worker ${show(one.at(-1))}; 2 workers ${show(two.at(-1))}`,
       );
