@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-export type Child<T> = { info: T; pid: number; stop(): Promise<void> };
+export type Child<T> = { info: T; pid: number; send(message: unknown): void; stop(): Promise<void> };
 
 /**
  * Starts bench/<script> with `env` added and resolves with its first message; `nodeArgs` go to
@@ -31,6 +31,7 @@ export function startChild<T>(
       resolve({
         info: info as T,
         pid: child.pid ?? 0,
+        send: (message) => child.send(message as never),
         stop: async () => {
           child.kill('SIGTERM');
           await exited;

@@ -15,15 +15,24 @@
 // owner) that lists it. PostgreSQL runs on a scratch database (bench/scratch-database.ts), PGlite
 // in a throwaway data directory. A benchmark, not a test: it never fails on a figure.
 //
+// The drain (PostgreSQL only: workers are processes of their own, and PGlite is one process's):
+// processing measured apart from receipt. Each round stores a load of deliveries with no worker
+// running (the service with WORKER=off; its rate is the receipt rate the drain is compared with),
+// then starts 1 worker process (bench/webhooks-worker.ts, as `svc worker` runs) and times it from
+// `go` until no event is pending; then the same with 2 worker processes. CPU per event of the
+// workers and of PostgreSQL's backends comes from /proc (bench/cpu.ts).
+//
 // BENCH_SECONDS (default 3) per measured run, BENCH_ROUNDS (3), BENCH_CONNECTIONS (32),
-// BENCH_ENGINES (pglite,postgres), BENCH_LATENCY_N (40); WORKER_POLL_MS (the service's, default
-// 2000) and WORKER_CONCURRENCY pass through to the service, and WORKER=off measures receipt
-// alone (nothing is processed: no latency, no processing rate).
+// BENCH_ENGINES (pglite,postgres), BENCH_PARTS (receipt,drain), BENCH_LATENCY_N (40);
+// WORKER_POLL_MS (the service's, default 2000) and WORKER_CONCURRENCY pass through to the service
+// and the drain's workers, and WORKER=off measures receipt alone (nothing is processed: no
+// latency, no processing rate).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { type Child, median, startChild } from './child.ts';
 import { type CpuUse, cpuMeter } from './cpu.ts';
 import { withScratchDatabase } from './scratch-database.ts';
@@ -36,6 +45,7 @@ const SECONDS = Number(env.BENCH_SECONDS ?? 3);
 const WARMUP = 1;
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
 const ENGINES = (env.BENCH_ENGINES ?? 'pglite,postgres').split(',');
+const PARTS = (env.BENCH_PARTS ?? 'receipt,drain').split(',');
 const LATENCY_N = Number(env.BENCH_LATENCY_N ?? 40);
 const LATENCY_GAP_MS = 100;
 /** Deliveries written per second of a run: above any rate seen here, so none repeats. */
@@ -229,15 +239,132 @@ function report(
   ];
 }
 
+type Drain = {
+  receipt: number;
+  events: number;
+  perSecond: number;
+  cpu: { server: number; postgres: number };
+  /** Events of the database so far that took more than one run (a retry waits out its backoff). */
+  retried: number;
+};
+
+/**
+ * One drain: a receipt load with no worker running (the events stay pending), then `workers`
+ * worker processes, timed from `go` until none is pending.
+ */
+async function drainRound(
+  svc: ServiceInfo,
+  dbEnv: Record<string, string>,
+  client: pg.Client,
+  dir: string,
+  tag: string,
+  workers: number,
+): Promise<Drain> {
+  const pending = async () =>
+    (
+      await client.query<{ n: number }>(
+        "select count(*)::int as n from app.webhook_events where status = 'pending'",
+      )
+    ).rows[0]?.n ?? 0;
+  // The receipt here only fills the backlog: its CPU is not what this round measures.
+  const run = await load(svc.url, dir, tag, () => () => ({ server: 0, postgres: 0 }));
+  const events = await pending();
+  const children = await Promise.all(
+    Array.from({ length: workers }, () =>
+      startChild<{ pid: number }>('webhooks-worker.ts', { ...dbEnv, BENCH_DATA_DIR: dir }),
+    ),
+  );
+  try {
+    const database = new URL(dbEnv.DATABASE_URL as string).pathname.slice(1);
+    const meters = children.map((c, i) => cpuMeter(c.pid, i === 0 ? database : undefined));
+    const started = performance.now();
+    for (const c of children) c.send('go');
+    while ((await pending()) > 0) await sleep(50);
+    const seconds = (performance.now() - started) / 1000;
+    const cpu = meters
+      .map((m) => m(events))
+      .reduce((a, b) => ({ server: a.server + b.server, postgres: a.postgres + b.postgres }));
+    const [retried] = (
+      await client.query<{ n: number }>(
+        'select count(*)::int as n from app.webhook_events where attempts > 1',
+      )
+    ).rows;
+    return { receipt: run.rps, events, perSecond: events / seconds, cpu, retried: retried?.n ?? 0 };
+  } finally {
+    await Promise.all(children.map((c) => c.stop()));
+  }
+}
+
+/** Receipt alone, then processing alone with 1 and 2 worker processes (see the top). */
+async function benchDrain(dbEnv: Record<string, string>): Promise<string[]> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-webhooks-'));
+  let service: Child<ServiceInfo> | null = null;
+  const client = new pg.Client({ connectionString: dbEnv.DATABASE_URL });
+  try {
+    service = await startChild<ServiceInfo>('webhooks-service.ts', {
+      ...dbEnv,
+      BENCH_DATA_DIR: dir,
+      WORKER: 'off',
+    });
+    await client.connect();
+    const one: Drain[] = [];
+    const two: Drain[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const tag = `drain-${process.pid}-r${round}`;
+      one.push(await drainRound(service.info, dbEnv, client, dir, `${tag}-w1`, 1));
+      two.push(await drainRound(service.info, dbEnv, client, dir, `${tag}-w2`, 2));
+      const show = (d: Drain | undefined) =>
+        d
+          ? `${d.events} events at ${d.perSecond.toFixed(0)}/s (receipt ${d.receipt.toFixed(0)}/s` +
+            `${d.retried ? `, ${d.retried} events retried so far` : ''})`
+          : '';
+      console.log(
+        `postgres drain round ${round}: 1 worker ${show(one.at(-1))}; 2 workers ${show(two.at(-1))}`,
+      );
+    }
+    const receipt = median([...one, ...two].map((d) => d.receipt));
+    const line = (label: string, ds: Drain[]) => {
+      const rate = median(ds.map((d) => d.perSecond));
+      const ms = (us: number) => (us / 1000).toFixed(2);
+      return (
+        `  ${label} ${rate.toFixed(0).padStart(6)} events/s, ${(rate / receipt).toFixed(2)}× the receipt rate; ` +
+        `CPU an event ${ms(median(ds.map((d) => d.cpu.server)))} ms worker + ${ms(median(ds.map((d) => d.cpu.postgres)))} ms PostgreSQL ` +
+        `(rounds: ${ds.map((d) => `${d.events} at ${d.perSecond.toFixed(0)}/s`).join(' / ')})`
+      );
+    };
+    const rate = (ds: Drain[]) => median(ds.map((d) => d.perSecond));
+    return [
+      `postgres drain (load average ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(
+          ' ',
+        )}): events stored with no worker, then drained by worker processes, ${ROUNDS} rounds, medians`,
+      `  receipt, WORKER=off        ${receipt.toFixed(0).padStart(6)} deliveries/s (rounds: ${[...one, ...two].map((d) => d.receipt.toFixed(0)).join(' / ')})`,
+      line('drain, 1 worker process ', one),
+      line('drain, 2 worker processes', two),
+      `  2 workers / 1 worker: ${(rate(two) / rate(one)).toFixed(2)}× (median of the rounds' own ratios ` +
+        `${median(two.map((d, i) => d.perSecond / (one[i] as Drain).perSecond)).toFixed(2)}×)`,
+    ];
+  } finally {
+    await client.end().catch(() => {});
+    await service?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 if (requireWrk()) {
   const started = performance.now();
   const out: string[] = [];
   for (const engine of ENGINES) {
-    if (engine === 'pglite') out.push(...(await benchEngine('pglite', {})));
-    if (engine === 'postgres') {
+    if (engine === 'pglite' && PARTS.includes('receipt')) out.push(...(await benchEngine('pglite', {})));
+    if (engine === 'postgres' && PARTS.includes('receipt')) {
       const lines = await withScratchDatabase('webhooks', (url) =>
         benchEngine('postgres', { DATABASE_URL: url }),
       );
+      out.push(...(lines ?? []));
+    }
+    if (engine === 'postgres' && PARTS.includes('drain')) {
+      const lines = await withScratchDatabase('webhooks_drain', (url) => benchDrain({ DATABASE_URL: url }));
       out.push(...(lines ?? []));
     }
   }

@@ -83,6 +83,17 @@ function identityKey(who: z.output<typeof ChannelIdentity>) {
 }
 
 /**
+ * A channel identity as the contacts table stores it (the value of the channel's column, the E.164
+ * phone for WhatsApp, the profile name), or the 400 a bad one earns: what app.receive_message
+ * (migrations/0041) takes.
+ */
+export function storedIdentity(identity: ChannelIdentity) {
+  const who = parseInput(ChannelIdentity, identity);
+  const { value, phone } = identityKey(who);
+  return { channel: who.channel, value, phone, name: who.name || null };
+}
+
+/**
  * The contact `who` is in organization `organizationId`, created when there is none (a new
  * contact counts against the plan's contacts ceiling, enforced by the insert's trigger). Runs in
  * the caller's transaction: as a person or agent (row-level security decides, and reading alone

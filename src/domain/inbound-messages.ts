@@ -1,5 +1,5 @@
 import type { Queryable } from '../platform/db/database.ts';
-import { conversationFor } from './conversations.ts';
+import { storedIdentity } from './conversations.ts';
 import type { MessagingChannel } from './deps.ts';
 
 // What a customer's platform tells us, whatever the provider (src/channels/meta-webhook.ts maps
@@ -69,53 +69,75 @@ const FORWARD = `case m.status when 'queued' then 0 when 'sent' then 1 when 'del
                                when 'read' then 3 else 4 end`;
 const RANK: Record<DeliveryStatus, number> = { sent: 1, delivered: 2, read: 3, failed: 2 };
 
-/** Applies `events` for `accountId` of `organizationId`. */
+/**
+ * Applies `events` for `accountId` of `organizationId`: one statement each, all issued before any
+ * answer is awaited, so on a pipelining connection they leave together and cost one round trip
+ * (they still run in order, in the caller's transaction; the first failure fails the whole).
+ */
 export async function applyInbound(
   tx: Queryable,
   organizationId: string,
   accountId: string,
   events: InboundEvent[],
 ): Promise<Applied> {
-  const applied: Applied = { messages: 0, statuses: 0, unmatched: [] };
-  for (const e of events) {
+  const runs = events.map(async (e): Promise<Applied> => {
     if (e.kind === 'message') {
-      if (await insertInbound(tx, organizationId, accountId, e)) applied.messages++;
-    } else if (e.kind === 'status') {
-      const r = await applyStatus(tx, organizationId, accountId, e);
-      if (r === 'missing' && e.awaitUnknown) applied.unmatched.push(e.providerMessageId);
-      if (r === 'moved') applied.statuses++;
-    } else {
-      applied.statuses += await applyWatermark(tx, organizationId, accountId, e);
+      const stored = await receiveMessage(tx, organizationId, accountId, e);
+      return { messages: stored ? 1 : 0, statuses: 0, unmatched: [] };
     }
+    if (e.kind === 'status') {
+      const r = await applyStatus(tx, organizationId, accountId, e);
+      return {
+        messages: 0,
+        statuses: r === 'moved' ? 1 : 0,
+        unmatched: r === 'missing' && e.awaitUnknown ? [e.providerMessageId] : [],
+      };
+    }
+    return { messages: 0, statuses: await applyWatermark(tx, organizationId, accountId, e), unmatched: [] };
+  });
+  const applied: Applied = { messages: 0, statuses: 0, unmatched: [] };
+  for (const r of await Promise.all(runs)) {
+    applied.messages += r.messages;
+    applied.statuses += r.statuses;
+    applied.unmatched.push(...r.unmatched);
   }
   return applied;
 }
+
+/**
+ * Whether applying `events` ends the same whatever the database holds: true unless a status may
+ * name a send whose answer is still on its way (then the event waits and is tried again). The
+ * worker records such an event's ending beside its statements instead of after them.
+ */
+export const settlesAtOnce = (events: InboundEvent[]) =>
+  events.every((e) => e.kind !== 'status' || !e.awaitUnknown);
 
 // PostgreSQL's text and jsonb cannot hold U+0000, which JSON may escape (\u0000): dropped, so one
 // such character never keeps a customer's message out.
 const noNul = (v: string) => v.replaceAll('\u0000', '');
 const jsonText = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'string' ? noNul(x) : x));
 
-async function insertInbound(
+/** The contact, the conversation and the message in one statement (migrations/0041). */
+async function receiveMessage(
   tx: Queryable,
   org: string,
   accountId: string,
   e: Extract<InboundEvent, { kind: 'message' }>,
 ): Promise<boolean> {
-  const { conversation } = await conversationFor(tx, org, accountId, {
+  const who = storedIdentity({
     channel: e.channel,
     id: e.from.id,
     name: e.from.name === undefined ? undefined : noNul(e.from.name),
   });
-  const rows = await tx.query(
-    `insert into public.messages (organization_id, conversation_id, account_id, direction, type, body, content,
-                                  provider_message_id, status, received_at)
-     values ($1, $2, $3, 'in', $4, $5, $6::jsonb, $7, 'received', coalesce($8::timestamptz, now()))
-     on conflict (organization_id, account_id, provider_message_id) do nothing returning id`,
+  const [row] = await tx.query<{ stored: boolean }>(
+    `select app.receive_message($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11::timestamptz) as stored`,
     [
       org,
-      conversation.id,
       accountId,
+      who.channel,
+      who.value,
+      who.phone,
+      who.name,
       e.type,
       e.body === null ? null : noNul(e.body).slice(0, 10_000),
       e.content ? jsonText(e.content) : null,
@@ -123,38 +145,49 @@ async function insertInbound(
       e.receivedAt?.toISOString() ?? null,
     ],
   );
-  return rows.length > 0;
+  return row?.stored === true;
 }
 
+/** The send's status moved forward, if it may: one statement that also says whether it exists. */
 async function applyStatus(
   tx: Queryable,
   org: string,
   accountId: string,
   e: Extract<InboundEvent, { kind: 'status' }>,
 ): Promise<'missing' | 'moved' | 'stale'> {
-  const [found] = await tx.query<{ id: string }>(
-    `select m.id from public.messages m
-      where m.organization_id = $1 and m.account_id = $2 and m.provider_message_id = $3 and m.direction = 'out'`,
-    [org, accountId, e.providerMessageId],
-  );
-  if (!found) return 'missing';
   const at = e.at?.toISOString() ?? null;
   const failed = e.status === 'failed';
-  const rows = await tx.query(
-    `update public.messages m
-        set status = $3,
-            sent_at = coalesce(m.sent_at, $4::timestamptz, now()),
-            delivered_at = case when $3 in ('delivered', 'read') then coalesce(m.delivered_at, $4::timestamptz, now())
-                                else m.delivered_at end,
-            read_at = case when $3 = 'read' then coalesce(m.read_at, $4::timestamptz, now()) else m.read_at end,
-            failed_at = case when $5 then coalesce($4::timestamptz, now()) else m.failed_at end,
-            error = case when $5 then $6::jsonb else m.error end
-      where m.organization_id = $1 and m.id = $2
-        and ${FORWARD} < $7 and ($5 is false or m.status in ('queued', 'sent'))
-      returning m.id`,
-    [org, found.id, e.status, at, failed, failed ? JSON.stringify(e.error ?? {}) : null, RANK[e.status]],
+  const [row] = await tx.query<{ found: boolean; moved: boolean }>(
+    `with found as (
+       select m.id from public.messages m
+        where m.organization_id = $1 and m.account_id = $2 and m.provider_message_id = $3 and m.direction = 'out'),
+     moved as (
+       update public.messages m
+          set status = $4,
+              sent_at = coalesce(m.sent_at, $5::timestamptz, now()),
+              delivered_at = case when $4 in ('delivered', 'read') then coalesce(m.delivered_at, $5::timestamptz, now())
+                                  else m.delivered_at end,
+              read_at = case when $4 = 'read' then coalesce(m.read_at, $5::timestamptz, now()) else m.read_at end,
+              failed_at = case when $6 then coalesce($5::timestamptz, now()) else m.failed_at end,
+              error = case when $6 then $7::jsonb else m.error end
+         from found f
+        where m.organization_id = $1 and m.id = f.id
+          and ${FORWARD} < $8 and ($6 is false or m.status in ('queued', 'sent'))
+        returning m.id)
+     select exists (select 1 from found) as found, exists (select 1 from moved) as moved`,
+    [
+      org,
+      accountId,
+      e.providerMessageId,
+      e.status,
+      at,
+      failed,
+      failed ? JSON.stringify(e.error ?? {}) : null,
+      RANK[e.status],
+    ],
   );
-  return rows.length ? 'moved' : 'stale';
+  if (!row?.found) return 'missing';
+  return row.moved ? 'moved' : 'stale';
 }
 
 async function applyWatermark(

@@ -78,6 +78,17 @@ export type WebhookEvent = {
   payload: string;
 };
 
+/**
+ * A processing transaction's commit need not wait for the WAL flush (synchronous_commit off, this
+ * transaction only): the raw delivery is already durable, processing is idempotent, and the job's
+ * completion, committed after it with the flush, makes it durable too (the WAL is flushed in
+ * order). A crash in between loses both: the job's lease runs out and the event, pending again,
+ * is processed again (docs/decisions.md, "Processing commits without waiting for the flush").
+ */
+export async function commitWithoutFlush(tx: Queryable): Promise<void> {
+  await tx.query("select set_config('synchronous_commit', 'off', true)");
+}
+
 /** An event with its raw payload and its account's identity, locked for this transaction. */
 export async function lockEvent(tx: Queryable, job: ProcessWebhookJob): Promise<WebhookEvent | null> {
   const [row] = await tx.query<WebhookEvent>(

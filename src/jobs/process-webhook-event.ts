@@ -2,10 +2,11 @@ import { internalEvents, parseInternal } from '../channels/internal-webhook.ts';
 import { asMetaDelivery, metaEvents } from '../channels/meta-webhook.ts';
 import { isShopifyOrderTopic, readShopifyOrder } from '../channels/shopify-order.ts';
 import type { Config } from '../config.ts';
-import { applyInbound } from '../domain/inbound-messages.ts';
+import { applyInbound, settlesAtOnce } from '../domain/inbound-messages.ts';
 import { applyOrderStatusEvent } from '../domain/internal-order-status.ts';
 import { importShopifyOrder } from '../domain/shopify-orders.ts';
 import {
+  commitWithoutFlush,
   lockEvent,
   markEvent,
   PENDING_EVENTS,
@@ -50,7 +51,7 @@ export async function processWebhookEvent(
 ): Promise<JobOutcome> {
   try {
     return await deps.db.transaction(async (tx): Promise<JobOutcome> => {
-      const ev = await lockEvent(tx, job);
+      const [, ev] = await Promise.all([commitWithoutFlush(tx), lockEvent(tx, job)]);
       // Purged, or settled by an earlier run whose lease ran out: nothing to do.
       if (ev?.status !== 'pending') return { status: 'done' };
       if (ev.provider === 'shopify') return await importShopify(tx, job, ev);
@@ -71,6 +72,15 @@ export async function processWebhookEvent(
             : [];
       if (!events.length || !ev.account_id) {
         await markEvent(tx, job, 'ignored', null);
+        return { status: 'done' };
+      }
+      if (settlesAtOnce(events)) {
+        // The ending is known before the answers: recorded first, in the same round trip, so the
+        // conversation rows the messages update stay locked only until the commit.
+        await Promise.all([
+          markEvent(tx, job, 'processed', null),
+          applyInbound(tx, ev.organization_id, ev.account_id, events),
+        ]);
         return { status: 'done' };
       }
       const applied = await applyInbound(tx, ev.organization_id, ev.account_id, events);

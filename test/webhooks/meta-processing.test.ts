@@ -160,6 +160,59 @@ describe('inbound WhatsApp messages', () => {
   });
 });
 
+describe('one delivery, many messages (migrations/0041: one statement each, sent together)', () => {
+  it('two new customers in one delivery: each one contact, counted once against the plan, every message stored', async () => {
+    const payload = JSON.parse(wa('wa-text')) as {
+      entry: { changes: { value: { contacts: unknown[]; messages: Record<string, unknown>[] } }[] }[];
+    };
+    const value = payload.entry[0]?.changes[0]?.value;
+    if (!value) throw new Error('fixture changed');
+    const text = (from: string, id: string) => ({ ...value.messages[0], from, id, text: { body: id } });
+    value.contacts = [
+      { profile: { name: 'Ana' }, wa_id: '16315550101' },
+      { profile: { name: 'Bo' }, wa_id: '16315550102' },
+    ];
+    value.messages = [
+      text('16315550101', 'wamid.MANY-1'),
+      text('16315550102', 'wamid.MANY-2'),
+      text('16315550101', 'wamid.MANY-3'),
+      text('16315550101', 'wamid.MANY-1'), // Meta repeating itself: stored once
+    ];
+    const before = await countOf(svc, 'contacts where organization_id = $1', [orgOf(owner)]);
+    expect((await deliver(svc, JSON.stringify(payload))).status).toBe(200);
+    expect(await processPending(svc)).toEqual([{ status: 'done' }]);
+    for (const id of ['wamid.MANY-1', 'wamid.MANY-2', 'wamid.MANY-3'])
+      expect(await message(id)).toBeDefined();
+    expect(await countOf(svc, "messages where provider_message_id like 'wamid.MANY-%'")).toBe(3);
+    expect(await countOf(svc, 'contacts where whatsapp_id = $1', ['16315550101'])).toBe(1);
+    expect(await countOf(svc, 'contacts where whatsapp_id = $1', ['16315550102'])).toBe(1);
+    const [counted] = await svc.services.db.query<{ value: number }>(
+      "select value::int as value from app.counters where organization_id = $1 and name = 'rows:contacts'",
+      [orgOf(owner)],
+    );
+    expect(counted?.value).toBe(before + 2);
+    expect(await countOf(svc, 'contacts where organization_id = $1', [orgOf(owner)])).toBe(before + 2);
+    const [conv] = await svc.services.db.query<{ unread_count: number }>(
+      `select v.unread_count from conversations v join contacts c on c.organization_id = v.organization_id
+         and c.id = v.contact_id where c.whatsapp_id = '16315550101'`,
+    );
+    expect(conv?.unread_count).toBe(2);
+  });
+
+  it('no tenant may store an inbound message itself: app.receive_message is the service path’s', async () => {
+    const call = svc.services.db.transaction(async (tx) => {
+      await tx.query("select set_config('role', 'authenticated', true)");
+      return tx.query(
+        `select app.receive_message($1, $2, 'whatsapp', '16315550199', '+16315550199', null, 'text', 'hi',
+                                    null, 'wamid.TENANT', null)`,
+        [orgOf(owner), whatsapp],
+      );
+    });
+    await expect(call).rejects.toMatchObject({ code: '42501' });
+    expect(await message('wamid.TENANT')).toBeUndefined();
+  });
+});
+
 describe('odd inputs', () => {
   it('a text with an escaped NUL is stored without it', async () => {
     const body = wa('wa-text', { TEXT_ID: 'NUL' }).replace('another color?', 'another\\u0000 color?');
