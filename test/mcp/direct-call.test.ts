@@ -36,7 +36,11 @@ beforeAll(async () => {
   // Text that JSON escapes: quotes, a backslash, a newline, U+2028, an emoji, a non-Latin name.
   const c = await call(svc, 'POST', '/rest/v1/contacts', {
     token: owner.access_token,
-    body: { first_name: 'Zoë "Z" \\ O\'Neil', last_name: 'line\nbreak\u2028 😀 Łódź', email: 'zoe@example.test' },
+    body: {
+      first_name: 'Zoë "Z" \\ O\'Neil',
+      last_name: 'line\nbreak\u2028 😀 Łódź',
+      email: 'zoe@example.test',
+    },
     headers: { prefer: 'return=representation' },
   });
   expect(c.status).toBe(201);
@@ -91,7 +95,10 @@ describe('tools/call answered directly', () => {
     }
     // The refusals above are refusals indeed (not one answer compared with itself).
     const refused = JSON.parse((await viaSdk(messages[10], reader)).text);
-    expect(refused.result).toMatchObject({ isError: true, structuredContent: { error: 'insufficient_scope' } });
+    expect(refused.result).toMatchObject({
+      isError: true,
+      structuredContent: { error: 'insufficient_scope' },
+    });
   });
 
   it('answers a call the database cannot serve as the SDK does, and marks the request unavailable', async () => {
@@ -106,7 +113,10 @@ describe('tools/call answered directly', () => {
     const directCtx = ctx();
     const direct = directCall(HEADERS, m, BY_NAME);
     expect(await answerDirect(direct as NonNullable<typeof direct>, directCtx)).toBe(sdk.text);
-    expect(JSON.parse(sdk.text).error).toMatchObject({ code: -32603, data: { error: 'service_unavailable' } });
+    expect(JSON.parse(sdk.text).error).toMatchObject({
+      code: -32603,
+      data: { error: 'service_unavailable' },
+    });
     expect(directCtx.unavailable?.code).toBe('service_unavailable');
     expect(sdkCtx.unavailable?.code).toBe('service_unavailable');
   });
