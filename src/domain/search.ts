@@ -27,7 +27,7 @@ select h.type, h.id, h.score,
          when 'contact' then nullif(concat_ws(' · ', c.email, c.phone, c.company), '')
          when 'order' then nullif(concat_ws(' · ', o.status, o.customer_name, o.total::text || ' ' || o.currency), '')
          else nullif(concat_ws(' · ', i.sku, i.status), '') end as subtitle
-  from app.search($1, $2::text[], $3) h
+  from app.search_cached($1, $2::text[], $3) h
   left join public.contacts c on h.type = 'contact' and c.organization_id = coalesce($4::uuid, app.current_org_id()) and c.id = h.id
   left join public.orders o on h.type = 'order' and o.organization_id = coalesce($4::uuid, app.current_org_id()) and o.id = h.id
   left join public.inventory_items i on h.type = 'inventory_item' and i.organization_id = coalesce($4::uuid, app.current_org_id()) and i.id = h.id

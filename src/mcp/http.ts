@@ -5,7 +5,7 @@ import { requestIdOf } from '../platform/http/request-context.ts';
 import { accessLog, failedRequest, lazyChild } from '../platform/log.ts';
 import type { Services } from '../services.ts';
 import { MCP_PATH, originPolicy } from './origin.ts';
-import { answerPost } from './route.ts';
+import { answerPost, isText } from './route.ts';
 
 /**
  * The MCP endpoint's POSTs as a plain Node request handler, outside the Hono app, as /rest/v1 is
@@ -56,10 +56,15 @@ export function mcpPostHandler(s: Services) {
           log,
         });
         status = answer.status;
-        answer.headers.forEach((v, k) => {
-          headers[k] = v;
-        });
-        body = status === 202 ? null : await answer.text();
+        if (isText(answer)) {
+          Object.assign(headers, answer.headers);
+          body = answer.body;
+        } else {
+          answer.headers.forEach((v, k) => {
+            headers[k] = v;
+          });
+          body = status === 202 ? null : await answer.text();
+        }
       } catch (err) {
         const e = failedRequest(err, () => log);
         status = e.status;

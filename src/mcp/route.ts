@@ -19,9 +19,10 @@ import { meterCall } from '../platform/http/meter.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import { type Logger, logFailure } from '../platform/log.ts';
 import type { Services } from '../services.ts';
+import { answerDirect, directCall } from './direct.ts';
 import { originPolicy } from './origin.ts';
 import { unavailableResponse } from './rpc-errors.ts';
-import { handleMcp } from './server.ts';
+import { BY_NAME, handleMcp } from './server.ts';
 import type { ToolContext } from './tool.ts';
 
 type Agent = Extract<Principal, { kind: 'agent' }>;
@@ -83,11 +84,18 @@ export type McpPost = {
   log: Logger;
 };
 
+/** An answer written as text (a tool call answered directly), which no Response need carry. */
+export type TextAnswer = { status: number; headers: Record<string, string>; body: string };
+
+/** A Response's body is a stream or null, never a string. */
+export const isText = (a: Response | TextAnswer): a is TextAnswer => typeof a.body === 'string';
+
 /**
- * A POST to the endpoint: the agent's token and key, the calls metered, then the MCP server.
- * Errors are thrown (a refused token with its challenge) for the caller to answer as the app does.
+ * A POST to the endpoint: the agent's token and key, the calls metered, then the MCP server (or,
+ * for a lone tools/call, the tool itself: direct.ts). Errors are thrown (a refused token with its
+ * challenge) for the caller to answer as the app does.
  */
-export async function answerPost(s: Services, p: McpPost): Promise<Response> {
+export async function answerPost(s: Services, p: McpPost): Promise<Response | TextAnswer> {
   let body: { value: unknown } | undefined;
   try {
     const principal = await agentOf(s, p.authorization).catch((err) => {
@@ -100,6 +108,23 @@ export async function answerPost(s: Services, p: McpPost): Promise<Response> {
     // answer (-32700) from the text itself.
     if (!body) return await handleMcp(p.withBody(text), undefined, ctx);
     for (let i = Math.max(1, callsIn(body.value)); i > 0; i--) await meterCall(s, principal);
+    const h = p.request.headers;
+    const call = directCall(
+      {
+        accept: h.get('accept'),
+        contentType: h.get('content-type'),
+        protocolVersion: h.get('mcp-protocol-version'),
+      },
+      body.value,
+      BY_NAME,
+    );
+    if (call) {
+      const text = await answerDirect(call, ctx);
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (!ctx.unavailable) return { status: 200, headers, body: text };
+      for (const [k, v] of Object.entries(ctx.unavailable.headers)) headers[k.toLowerCase()] = v;
+      return { status: 503, headers, body: text };
+    }
     const res = await handleMcp(p.request, body.value, ctx);
     if (!ctx.unavailable) return res;
     const headers = new Headers(res.headers);
@@ -149,14 +174,16 @@ export function mcpRoutes(s: Services) {
   app.on(['GET', 'DELETE'], '/mcp-server', () => {
     throw methodNotAllowed(['POST'], 'This MCP server is stateless: send JSON-RPC messages with POST');
   });
-  app.post('/mcp-server', (c) =>
-    answerPost(s, {
+  app.post('/mcp-server', async (c) => {
+    const answer = await answerPost(s, {
       authorization: c.req.header('authorization'),
       text: () => c.req.text(),
       request: c.req.raw,
       withBody: (text) => new Request(c.req.raw, { body: text }),
       log: c.get('log'),
-    }),
-  );
+    });
+    if (!isText(answer)) return answer;
+    return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  });
   return app;
 }

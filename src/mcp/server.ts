@@ -23,7 +23,7 @@ import { toAppError } from '../platform/errors.ts';
 import { logFailure } from '../platform/log.ts';
 import { RESOURCES, readResource } from './resources.ts';
 import { RpcError, shortParamErrors, unavailable } from './rpc-errors.ts';
-import { callTool, listing, mayCall, type ToolContext } from './tool.ts';
+import { callTool, listing, mayCall, type Tool, type ToolContext } from './tool.ts';
 import { TOOLS } from './tools/index.ts';
 
 const INSTRUCTIONS = `Business operations for one organization: contacts, orders and inventory.
@@ -35,7 +35,8 @@ A refused call returns isError with {error, message, details}: read them and cor
 // The low-level Server rather than McpServer: tools/list is computed once here, and invalid
 // arguments come back as our own validation_error body (McpServer answers those with its text).
 const LISTED = listing(TOOLS);
-const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
+/** The tools by name, for tools/call (here and answered directly: direct.ts). */
+export const BY_NAME: ReadonlyMap<string, Tool> = new Map(TOOLS.map((t) => [t.name, t]));
 const LISTS = new Map<string, ListedTool[]>();
 
 /** tools/list for this agent: only the tools its token's scopes let it call, computed once per set. */

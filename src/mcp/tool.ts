@@ -156,23 +156,32 @@ function invalidArguments(tool: Tool, issues: z.core.$ZodIssue[]) {
   );
 }
 
+/** A tool's answer before it becomes MCP's result: the value, and whether it is a refusal. */
+export type ToolAnswer = { value: Record<string, unknown>; isError: boolean };
+
 /**
  * One tools/call. Every refusal and failure is a result with isError and the error body, so a
  * model can read it and correct itself; only an unknown tool is a protocol fault (the caller's).
  */
-export async function callTool(tool: Tool, ctx: ToolContext, args: unknown): Promise<CallToolResult> {
+export async function runTool(tool: Tool, ctx: ToolContext, args: unknown): Promise<ToolAnswer> {
   try {
     await tool.precheck?.(ctx);
     await requireScope(ctx.s, ctx.principal, tool.scope, tool.name);
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) throw invalidArguments(tool, parsed.error.issues);
-    return result(await tool.run(ctx, parsed.data));
+    return { value: await tool.run(ctx, parsed.data), isError: false };
   } catch (err) {
     const e = toAppError(err);
     // Answered as a tool result (HTTP 200), so the app's error handler never sees it: logged here.
     if (e.status >= 500) logFailure(ctx.log, err, { tool: tool.name }, 'tool failed');
     // Not a mistake the model can correct: a JSON-RPC error that clients retry on.
     if (e.code === 'service_unavailable') throw unavailable(ctx, e);
-    return result(errorBody(e), true);
+    return { value: errorBody(e), isError: true };
   }
+}
+
+/** runTool's answer as the SDK's server sends it. */
+export async function callTool(tool: Tool, ctx: ToolContext, args: unknown): Promise<CallToolResult> {
+  const { value, isError } = await runTool(tool, ctx, args);
+  return result(value, isError);
 }

@@ -187,4 +187,53 @@ describe('the list tools and /rest/v1 ask the same search views', () => {
     const exact = await rest.from('inventory_items').select('name').like('name', '*ceramic*');
     expect(exact.data).toEqual([]);
   });
+
+  it('app.search_cached (0042, plans kept) answers what app.search answers, call after call', async () => {
+    const queries = [
+      'rianne',
+      'kafor@nor',
+      'D-00000',
+      'blu-1',
+      'CERAMIC',
+      '20 7946 0123',
+      '+44 20 7946 0123',
+      '1111',
+      'widget',
+      '  Widget  ',
+      'w-0',
+      'W-0',
+      'ORD-000001',
+      'ord-000001',
+      'jo@smith.example',
+      'smith',
+      'mar',
+      'ma',
+      'Mug',
+      'theirs',
+      'a\\%b',
+      '\\\\',
+      'zzzz',
+    ];
+    const kinds = [['contact', 'order', 'inventory_item'], ['inventory_item'], ['contact', 'order']];
+    const answers = (fn: string, query: string, types: string[], limit: number) =>
+      svc.services.db.asPrincipal(ownerPrincipal, (tx) =>
+        tx.query(`select * from app.${fn}($1, $2::text[], $3)`, [query, types, limit]),
+      );
+    let found = 0;
+    // Twice over, so the later calls run on the connection's cached plans.
+    for (let round = 0; round < 2; round++) {
+      for (const query of queries) {
+        for (const types of kinds) {
+          for (const limit of [10, 3]) {
+            const expected = await answers('search', query, types, limit);
+            expect(await answers('search_cached', query, types, limit), `${query} ${types} ${limit}`).toEqual(
+              expected,
+            );
+            found += expected.length;
+          }
+        }
+      }
+    }
+    expect(found).toBeGreaterThan(100);
+  });
 });
