@@ -1,4 +1,4 @@
-import type { Database, Queryable } from '../platform/db/database.ts';
+import type { Queryable } from '../platform/db/database.ts';
 import { AppError } from '../platform/errors.ts';
 import { type AccountWithSecrets, type Provider, secretContext } from './connected-accounts.ts';
 import type { Deps } from './deps.ts';
