@@ -115,24 +115,6 @@ async function pipelined<T>(
 }
 
 /**
- * Holds a shared lane's socket corked until this turn of the event loop ends, so the batches that
- * every request parsed in this turn sends to the lane leave in one socket write: one syscall and
- * one wake-up of the backend for all of them, instead of one each (on loopback a write also runs
- * the receiving side's TCP work: it was a third of the service's CPU on by-id reads).
- */
-const corkedSockets = new WeakSet<Corkable>();
-function corkForTurn(client: pg.ClientBase) {
-  const socket = socketOf(client as pg.PoolClient);
-  if (corkedSockets.has(socket)) return;
-  corkedSockets.add(socket);
-  socket.cork();
-  setImmediate(() => {
-    corkedSockets.delete(socket);
-    socket.uncork();
-  });
-}
-
-/**
  * How long opening a connection may take before the caller is answered 503: a server that is down
  * refuses at once, but one behind a dead route would leave the request waiting for the kernel's
  * TCP timeout (minutes). It also bounds the wait for a free pooled connection.
@@ -208,7 +190,6 @@ export function openPostgres(url: string, poolSize: number, readConnections = 1)
       withClient(namedClaims(principal, opts?.readOnly), fn, opts?.readOnly),
     async queryAs(principal, sql, params, opts) {
       const lane = opts?.readOnly ? lanes.take() : undefined;
-      if (lane) corkForTurn(lane.client);
       const client = lane ? lane.client : await pool.connect();
       const claims = namedClaims(principal, opts?.readOnly);
       const read = prepared(client, sql, params);
