@@ -4,10 +4,11 @@ import type pg from 'pg';
  * Connections that read-only one-Sync batches (one-sync.ts) share instead of each taking a
  * pooled connection of its own: each batch is a whole implicit transaction ending at its own Sync,
  * so batches of different callers can follow each other on one pipelining connection, their
- * claims gone at each Sync. The batches of one event-loop turn leave in one socket write, and the
- * server reads them in one go instead of waking a backend per request: on a cached by-id read
- * this cut both the service's and PostgreSQL's CPU a request by about a third
- * (docs/performance.md). Writes keep a pooled connection each: a commit waits for its WAL flush,
+ * claims gone at each Sync. Batches queued on a busy lane are read by its backend in one go
+ * instead of waking a backend per request: on a cached by-id read this cut both the service's and
+ * PostgreSQL's CPU a request by about a third (docs/performance.md). Each batch is written as it is
+ * sent; holding a lane corked until the event-loop turn ends, so a turn's batches share one
+ * write, was measured and gained nothing (docs/performance.md, issue 28, stop 35). Writes keep a pooled connection each: a commit waits for its WAL flush,
  * and batches queued behind it would wait too.
  *
  * A batch goes to an idle lane, else to a new one while there are fewer than `size`, else to the
