@@ -120,7 +120,12 @@ describe.skipIf(!onPostgres())('shared read connections', () => {
   };
 
   it('take no more connections than configured, however many reads are in flight', async () => {
-    expect(await connectionsFor(open(8, 2), 40)).toBe(2);
+    // 2 shared and 1 pooled: the shared ones take the reads unless they look stalled (no batch
+    // finished within STALL_MS, which a pause of a busy machine in the middle of the burst can
+    // make them), and then the one pooled connection does. A lane opened per read would show ~40.
+    const n = await connectionsFor(open(1, 2), 40);
+    expect(n).toBeGreaterThanOrEqual(2);
+    expect(n).toBeLessThanOrEqual(3);
   });
 
   it('send the reads beyond a full connection to the pool, each on a connection of its own', async () => {
