@@ -30,6 +30,25 @@ export async function signUpOwner(svc: RunningService, organizationName: string)
   return { accessToken, claims, org };
 }
 
+/** Connects an account over HTTP as the owner does (its token proven at the fake); its id. */
+export async function connectAccount(
+  svc: RunningService,
+  accessToken: string,
+  account: { provider: string; external_id: string; access_token: string },
+): Promise<string> {
+  const res = await fetch(`${svc.url}/functions/v1/connected-accounts`, {
+    method: 'POST',
+    headers: {
+      apikey: svc.services.keys.anonKey,
+      authorization: `Bearer ${accessToken}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify(account),
+  });
+  if (res.status !== 201) throw new Error(`connect: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
+}
+
 /**
  * Starts the service with `env` (limits raised out of the way), signs up an owner whose
  * organization is on the scale plan with unlimited API calls, and seeds 1,000 contacts.

@@ -9,7 +9,7 @@
 import { loadConfig } from '../src/config.ts';
 import { startService } from '../src/main.ts';
 import type { Queryable, Row } from '../src/platform/db/database.ts';
-import { signUpOwner } from './bench-service.ts';
+import { connectAccount, signUpOwner } from './bench-service.ts';
 import { GRAPH_TOKEN, PHONE_ID, RECIPIENT, type SendsInfo } from './messages-fixture.ts';
 
 const env = process.env;
@@ -34,12 +34,11 @@ const owner = {
   authorization: `Bearer ${accessToken}`,
   'content-type': 'application/json',
 };
-const connect = await fetch(`${svc.url}/functions/v1/connected-accounts`, {
-  method: 'POST',
-  headers: owner,
-  body: JSON.stringify({ provider: 'whatsapp', external_id: PHONE_ID, access_token: GRAPH_TOKEN }),
+await connectAccount(svc, accessToken, {
+  provider: 'whatsapp',
+  external_id: PHONE_ID,
+  access_token: GRAPH_TOKEN,
 });
-if (connect.status !== 201) throw new Error(`connect: ${connect.status} ${await connect.text()}`);
 const first = await fetch(`${svc.url}/functions/v1/whatsapp-send-message`, {
   method: 'POST',
   headers: owner,

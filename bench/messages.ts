@@ -26,7 +26,7 @@ import { queueMessage } from '../src/domain/send-message.ts';
 import { startJobs } from '../src/jobs/index.ts';
 import { startService } from '../src/main.ts';
 import { openPostgres } from '../src/platform/db/pg.ts';
-import { signUpOwner } from './bench-service.ts';
+import { connectAccount, signUpOwner } from './bench-service.ts';
 import { median, startChild } from './child.ts';
 import { cpuMeter } from './cpu.ts';
 import { GRAPH_TOKEN, PHONE_ID, RECIPIENT, type SendsInfo } from './messages-fixture.ts';
@@ -97,16 +97,11 @@ async function throughTheQueue(url: string): Promise<string[]> {
     const { accessToken, claims, org } = await signUpOwner(svc, 'Bench');
     await s.db.query("update organizations set plan = 'scale' where id = $1", [org]);
     await s.db.query("update plans set outbound_messages = null where slug = 'scale'");
-    const connect = await fetch(`${svc.url}/functions/v1/connected-accounts`, {
-      method: 'POST',
-      headers: {
-        apikey: s.keys.anonKey,
-        authorization: `Bearer ${accessToken}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({ provider: 'whatsapp', external_id: PHONE_ID, access_token: TOKEN }),
+    await connectAccount(svc, accessToken, {
+      provider: 'whatsapp',
+      external_id: PHONE_ID,
+      access_token: TOKEN,
     });
-    if (connect.status !== 201) throw new Error(`connect: ${connect.status} ${await connect.text()}`);
     const principal = { kind: 'user' as const, userId: claims.sub as string, claims };
 
     const throughQueue = async (workers: number): Promise<number> => {

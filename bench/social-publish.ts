@@ -20,7 +20,7 @@ import { loadConfig } from '../src/config.ts';
 import { startFakeGraph } from '../src/dev/fake-graph/server.ts';
 import { enqueuePublish } from '../src/domain/social-publish.ts';
 import { startService } from '../src/main.ts';
-import { signUpOwner } from './bench-service.ts';
+import { connectAccount, signUpOwner } from './bench-service.ts';
 import { type Child, median, startChild } from './child.ts';
 import { cpuMeter } from './cpu.ts';
 
@@ -56,17 +56,11 @@ export async function publishRates(url: string): Promise<string[]> {
   try {
     const { accessToken, org } = await signUpOwner(svc, 'Publish bench');
     await s.db.query("update organizations set plan = 'scale' where id = $1", [org]);
-    const connect = await fetch(`${svc.url}/functions/v1/connected-accounts`, {
-      method: 'POST',
-      headers: {
-        apikey: s.keys.anonKey,
-        authorization: `Bearer ${accessToken}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({ provider: 'facebook', external_id: PAGE_ID, access_token: TOKEN }),
+    const account = await connectAccount(svc, accessToken, {
+      provider: 'facebook',
+      external_id: PAGE_ID,
+      access_token: TOKEN,
     });
-    if (connect.status !== 201) throw new Error(`connect: ${connect.status} ${await connect.text()}`);
-    const account = ((await connect.json()) as { id: string }).id;
     const baselineInfo = JSON.stringify({
       org,
       pageId: PAGE_ID,

@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config.ts';
 import { startFakeGraph } from '../src/dev/fake-graph/server.ts';
 import { metaDeliveryStore } from '../src/domain/meta-delivery-store.ts';
 import { startService } from '../src/main.ts';
-import { signUpOwner } from './bench-service.ts';
+import { connectAccount, signUpOwner } from './bench-service.ts';
 import { cpuMeter } from './cpu.ts';
 import { withScratchDatabase } from './scratch-database.ts';
 import { APP_SECRET, delivery, PHONE_ID, VERIFY_TOKEN } from './webhook-deliveries.ts';
@@ -38,16 +38,11 @@ await withScratchDatabase('receipt_cpu', async (url) => {
   const svc = await startService(config);
   const s = svc.services;
   const { accessToken } = await signUpOwner(svc, 'Receipt');
-  const connected = await fetch(`${svc.url}/functions/v1/connected-accounts`, {
-    method: 'POST',
-    headers: {
-      apikey: s.keys.anonKey,
-      authorization: `Bearer ${accessToken}`,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({ provider: 'whatsapp', external_id: PHONE_ID, access_token: 'EAAG-bench-token' }),
+  await connectAccount(svc, accessToken, {
+    provider: 'whatsapp',
+    external_id: PHONE_ID,
+    access_token: 'EAAG-bench-token',
   });
-  if (connected.status !== 201) throw new Error(`connect: ${connected.status}`);
   const database = new URL(url).pathname.slice(1);
   const store = metaDeliveryStore(s.db, s.queue);
   const routes = [{ provider: 'whatsapp', externalId: PHONE_ID }];

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { startFakeGraph } from '../src/dev/fake-graph/server.ts';
 import { startService } from '../src/main.ts';
-import { signUpOwner } from './bench-service.ts';
+import { connectAccount, signUpOwner } from './bench-service.ts';
 import { APP_SECRET, PHONE_ID, VERIFY_TOKEN } from './webhook-deliveries.ts';
 
 export type ServiceInfo = { url: string; anonKey: string; accessToken: string };
@@ -43,16 +43,11 @@ const { accessToken, org } = await signUpOwner(svc, 'Bench');
 await s.db.query("update organizations set plan = 'scale' where id = $1", [org]);
 await s.db.query("update plans set api_calls_per_day = null where slug = 'scale'");
 s.plans.forget(org);
-const connect = await fetch(`${svc.url}/functions/v1/connected-accounts`, {
-  method: 'POST',
-  headers: {
-    apikey: s.keys.anonKey,
-    authorization: `Bearer ${accessToken}`,
-    'content-type': 'application/json',
-  },
-  body: JSON.stringify({ provider: 'whatsapp', external_id: PHONE_ID, access_token: 'EAAG-bench-token' }),
+await connectAccount(svc, accessToken, {
+  provider: 'whatsapp',
+  external_id: PHONE_ID,
+  access_token: 'EAAG-bench-token',
 });
-if (connect.status !== 201) throw new Error(`connect: ${connect.status} ${await connect.text()}`);
 
 // BENCH_CPU_PROF=<dir>: this process's CPU profile from here to SIGTERM (--cpu-prof is not
 // allowed in NODE_OPTIONS, and the bench starts this process through tsx).
