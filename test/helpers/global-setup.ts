@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import type { TestProject } from 'vitest/node';
 import type { Database } from '../../src/platform/db/database.ts';
@@ -24,6 +26,11 @@ declare module 'vitest' {
  * snapshot of a migrated PGlite. Each test file then starts from a private copy of it.
  */
 export default async function setup(project: TestProject) {
+  // The bundle `svc` runs (bin/build.mjs), built once here rather than by the first tests that
+  // start it, each finding it stale at once.
+  execFileSync(process.execPath, [fileURLToPath(new URL('../../bin/build.mjs', import.meta.url))], {
+    stdio: 'inherit',
+  });
   const server = process.env.TEST_DATABASE_URL;
   if (server) {
     const template = `svc_tpl_${process.pid}_${Date.now()}`;
