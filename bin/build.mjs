@@ -43,7 +43,7 @@ export async function build() {
     splitting: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20.19',
+    target: 'node22.12',
     packages: 'external',
     sourcemap: 'linked',
     outdir: root(`dist/${id}`),
