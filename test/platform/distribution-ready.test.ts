@@ -8,7 +8,8 @@
 // * a distributed table has organization_id not null and in its primary key and in every unique
 //   constraint and unique index (Citus enforces uniqueness only within a shard), and each foreign
 //   key to another distributed table joins organization_id to the target's organization_id (the
-//   rows sit on the same node); its other foreign keys point at reference tables;
+//   rows sit on the same node) and sets nothing null or default on delete (Citus refuses that
+//   there); its other foreign keys point at reference tables;
 // * a reference table refers to reference tables only, and no table outside the distributed
 //   ones refers into them (Citus accepts neither).
 // A known gap is named in EXCEPTIONS too, by constraint, with a TODO saying what closes it.
@@ -22,6 +23,9 @@ const SCHEMAS = ['public', 'app', 'auth', 'extensions', 'svc_meta'];
 type Exception =
   | { table: string; placement: 'distributed by id' | 'reference' | 'local'; reason: string }
   | { constraint: string; reason: string };
+
+const SET_NULL =
+  'TODO: Citus refuses ON DELETE SET NULL between distributed tables when the key includes the distribution column, even set null (column) (citusdata/citus#7132): no action and a trigger on the parent that nulls the column';
 
 /** Keep the same list in docs/operations.md ("Distributing by organization"). */
 const EXCEPTIONS: Exception[] = [
@@ -79,16 +83,33 @@ const EXCEPTIONS: Exception[] = [
   {
     constraint: 'app.billing_accounts.billing_accounts_customer_id_key',
     reason:
-      'TODO: Stripe’s webhooks name the customer, not the organization; on Citus a lookup table distributed by customer_id must hold customer → organization',
+      'TODO: Stripe’s webhooks name the customer, not the organization: read metadata.organization_id (billing-sessions.ts sets it) or keep a lookup table by customer_id',
   },
   {
     constraint: 'app.billing_accounts.billing_accounts_subscription_id_key',
-    reason: 'TODO: as customer_id: Stripe’s subscription events find the organization by it',
+    reason:
+      'TODO: as customer_id: Stripe’s subscription events find the organization by it (metadata has it too)',
   },
   {
     constraint: 'app.connect_states.connect_states_state_hash_key',
     reason:
       'TODO: a provider’s sign-in callback brings back only the state; the organization must travel in the state itself (or a lookup table distributed by state_hash hold it)',
+  },
+  {
+    constraint: 'public.orders.orders_organization_id_contact_id_fkey',
+    reason: `${SET_NULL} (a contact deleted, its orders lose the link)`,
+  },
+  {
+    constraint: 'public.order_items.order_items_organization_id_item_id_fkey',
+    reason: `${SET_NULL} (an item deleted, its order lines lose the link)`,
+  },
+  {
+    constraint: 'public.messages.messages_organization_id_sent_by_agent_key_id_fkey',
+    reason: `${SET_NULL} (a key deleted, its messages lose the author)`,
+  },
+  {
+    constraint: 'public.conversations.conversations_organization_id_assignee_user_id_fkey',
+    reason: `${SET_NULL} (a member removed, their conversations lose the assignee)`,
   },
   {
     constraint: 'app.webhook_events.webhook_events_delivery_fkey',
@@ -107,7 +128,8 @@ const constraintExceptions = new Set(EXCEPTIONS.flatMap((e) => ('constraint' in 
 
 type Table = { name: string; org: { notnull: boolean } | null };
 type Key = { table: string; name: string; kind: 'p' | 'u' | 'f' | 'x' | 'i'; columns: string[] };
-type ForeignKey = Key & { target: string; targetColumns: string[] };
+/** onDelete: pg_constraint.confdeltype (`n` set null, `d` set default, `c` cascade, …). */
+type ForeignKey = Key & { target: string; targetColumns: string[]; onDelete: string };
 
 type Catalog = { tables: Table[]; keys: Key[]; foreignKeys: ForeignKey[] };
 
@@ -121,13 +143,16 @@ async function readCatalog(fresh: FreshDatabase): Promise<Catalog> {
      where c.relkind in ('r', 'p') and not c.relispartition and n.nspname = any($1::text[])`);
   // Constraints (primary, unique, exclusion, foreign) and unique indexes no constraint owns;
   // an expression in an index is named '(expression)'.
-  const keys = await q<Key & { target: string | null; target_columns: string[] | null }>(`
+  const keys = await q<
+    Key & { target: string | null; target_columns: string[] | null; on_delete: string | null }
+  >(`
     select format('%s.%s', n.nspname, c.relname) as table, k.conname as name, k.contype::text as kind,
            array(select a.attname from unnest(k.conkey) with ordinality u(num, i)
                    join pg_attribute a on a.attrelid = k.conrelid and a.attnum = u.num order by u.i) as columns,
            case when k.contype = 'f' then format('%s.%s', tn.nspname, t.relname) end as target,
            case when k.contype = 'f' then array(select a.attname from unnest(k.confkey) with ordinality u(num, i)
-                   join pg_attribute a on a.attrelid = k.confrelid and a.attnum = u.num order by u.i) end as target_columns
+                   join pg_attribute a on a.attrelid = k.confrelid and a.attnum = u.num order by u.i) end as target_columns,
+           case when k.contype = 'f' then k.confdeltype::text end as on_delete
       from pg_constraint k join pg_class c on c.oid = k.conrelid join pg_namespace n on n.oid = c.relnamespace
       left join pg_class t on t.oid = k.confrelid left join pg_namespace tn on tn.oid = t.relnamespace
      where k.contype in ('p', 'u', 'f', 'x') and n.nspname = any($1::text[])
@@ -135,7 +160,7 @@ async function readCatalog(fresh: FreshDatabase): Promise<Catalog> {
     select format('%s.%s', n.nspname, c.relname), ic.relname, 'i',
            array(select coalesce(a.attname, '(expression)') from unnest(i.indkey::int2[]) with ordinality u(num, i)
                    left join pg_attribute a on a.attrelid = i.indrelid and a.attnum = u.num order by u.i),
-           null, null
+           null, null, null
       from pg_index i join pg_class c on c.oid = i.indrelid join pg_class ic on ic.oid = i.indexrelid
       join pg_namespace n on n.oid = c.relnamespace
      where i.indisunique and n.nspname = any($1::text[])
@@ -145,7 +170,12 @@ async function readCatalog(fresh: FreshDatabase): Promise<Catalog> {
     keys: keys.filter((k) => k.kind !== 'f'),
     foreignKeys: keys
       .filter((k) => k.kind === 'f')
-      .map((k) => ({ ...k, target: k.target as string, targetColumns: k.target_columns as string[] })),
+      .map((k) => ({
+        ...k,
+        target: k.target as string,
+        targetColumns: k.target_columns as string[],
+        onDelete: k.on_delete as string,
+      })),
   };
 }
 
@@ -190,9 +220,17 @@ function violations(catalog: Catalog): string[] {
     if (from === 'distributed' && to === 'distributed') {
       const at = fk.columns.indexOf(column(fk.table) as string);
       if (at < 0 || fk.targetColumns[at] !== column(fk.target))
-        found.push(`${what} (${fk.targetColumns.join(', ')}) does not join ${column(fk.table)} to ${column(fk.target)}`);
+        found.push(
+          `${what} (${fk.targetColumns.join(', ')}) does not join ${column(fk.table)} to ${column(fk.target)}`,
+        );
+      else if (fk.onDelete === 'n' || fk.onDelete === 'd')
+        found.push(
+          `${what}: on delete set null or set default, which Citus refuses between distributed tables`,
+        );
     } else if (from === 'distributed' && to !== 'reference') {
-      found.push(`${what}: a distributed table may refer only to distributed and reference tables, not ${to}`);
+      found.push(
+        `${what}: a distributed table may refer only to distributed and reference tables, not ${to}`,
+      );
     } else if (from === 'reference' && to !== 'reference') {
       found.push(`${what}: a reference table may refer only to reference tables, not ${to}`);
     } else if (from === 'local' && to === 'distributed') {
@@ -215,7 +253,9 @@ describe('every tenant table can be distributed by organization_id', () => {
     const names = catalog.tables.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['public.contacts', 'public.orders', 'app.webhook_events']));
     expect(catalog.keys.some((k) => k.kind === 'i' && k.name === 'contacts_email_key')).toBe(true);
-    expect(catalog.foreignKeys.some((k) => k.name === 'order_items_organization_id_order_id_fkey')).toBe(true);
+    expect(catalog.foreignKeys.some((k) => k.name === 'order_items_organization_id_order_id_fkey')).toBe(
+      true,
+    );
   });
 
   it('no primary key, unique key or foreign key breaks the rule, apart from the named gaps', () => {
@@ -225,12 +265,19 @@ describe('every tenant table can be distributed by organization_id', () => {
   it('every exception names a table or constraint that exists (a stale entry would hide nothing)', () => {
     const tables = new Set(catalog.tables.map((t) => t.name));
     const constraints = new Set([...catalog.keys, ...catalog.foreignKeys].map((k) => `${k.table}.${k.name}`));
-    const stale = EXCEPTIONS.filter((e) => ('table' in e ? !tables.has(e.table) : !constraints.has(e.constraint)));
+    const stale = EXCEPTIONS.filter((e) =>
+      'table' in e ? !tables.has(e.table) : !constraints.has(e.constraint),
+    );
     expect(stale).toEqual([]);
   });
 
-  it('a unique constraint without organization_id, or a foreign key across tenants, is caught', () => {
-    const contacts: Key = { table: 'public.contacts', name: 'contacts_phone_key', kind: 'u', columns: ['phone'] };
+  it('a unique constraint without organization_id, a foreign key across tenants or one that sets null, and an unnamed global table are caught', () => {
+    const contacts: Key = {
+      table: 'public.contacts',
+      name: 'contacts_phone_key',
+      kind: 'u',
+      columns: ['phone'],
+    };
     const acrossTenants: ForeignKey = {
       table: 'public.orders',
       name: 'orders_contact_fkey',
@@ -238,17 +285,26 @@ describe('every tenant table can be distributed by organization_id', () => {
       columns: ['contact_id'],
       target: 'public.contacts',
       targetColumns: ['id'],
+      onDelete: 'a',
+    };
+    const nulling: ForeignKey = {
+      ...acrossTenants,
+      name: 'orders_nulling_fkey',
+      columns: ['organization_id', 'contact_id'],
+      targetColumns: ['organization_id', 'id'],
+      onDelete: 'n',
     };
     const newGlobal: Table = { name: 'public.feature_flags', org: null };
     const broken = {
       tables: [...catalog.tables, newGlobal],
       keys: [...catalog.keys, contacts],
-      foreignKeys: [...catalog.foreignKeys, acrossTenants],
+      foreignKeys: [...catalog.foreignKeys, acrossTenants, nulling],
     };
     expect(violations(broken)).toEqual([
       'public.feature_flags has no organization_id and is not named in EXCEPTIONS',
       'public.contacts: unique constraint contacts_phone_key (phone) lacks organization_id',
       'public.orders: foreign key orders_contact_fkey (contact_id) → public.contacts (id) does not join organization_id to organization_id',
+      'public.orders: foreign key orders_nulling_fkey (organization_id, contact_id) → public.contacts: on delete set null or set default, which Citus refuses between distributed tables',
     ]);
   });
 });
