@@ -147,10 +147,10 @@ async function readCatalog(fresh: FreshDatabase): Promise<Catalog> {
     Key & { target: string | null; target_columns: string[] | null; on_delete: string | null }
   >(`
     select format('%s.%s', n.nspname, c.relname) as table, k.conname as name, k.contype::text as kind,
-           array(select a.attname from unnest(k.conkey) with ordinality u(num, i)
+           array(select a.attname::text from unnest(k.conkey) with ordinality u(num, i)
                    join pg_attribute a on a.attrelid = k.conrelid and a.attnum = u.num order by u.i) as columns,
            case when k.contype = 'f' then format('%s.%s', tn.nspname, t.relname) end as target,
-           case when k.contype = 'f' then array(select a.attname from unnest(k.confkey) with ordinality u(num, i)
+           case when k.contype = 'f' then array(select a.attname::text from unnest(k.confkey) with ordinality u(num, i)
                    join pg_attribute a on a.attrelid = k.confrelid and a.attnum = u.num order by u.i) end as target_columns,
            case when k.contype = 'f' then k.confdeltype::text end as on_delete
       from pg_constraint k join pg_class c on c.oid = k.conrelid join pg_namespace n on n.oid = c.relnamespace
@@ -158,7 +158,7 @@ async function readCatalog(fresh: FreshDatabase): Promise<Catalog> {
      where k.contype in ('p', 'u', 'f', 'x') and n.nspname = any($1::text[])
     union all
     select format('%s.%s', n.nspname, c.relname), ic.relname, 'i',
-           array(select coalesce(a.attname, '(expression)') from unnest(i.indkey::int2[]) with ordinality u(num, i)
+           array(select coalesce(a.attname::text, '(expression)') from unnest(i.indkey::int2[]) with ordinality u(num, i)
                    left join pg_attribute a on a.attrelid = i.indrelid and a.attnum = u.num order by u.i),
            null, null, null
       from pg_index i join pg_class c on c.oid = i.indrelid join pg_class ic on ic.oid = i.indexrelid
