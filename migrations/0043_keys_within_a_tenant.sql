@@ -16,7 +16,8 @@
 --   account_id) stays one release longer: the previous release's receipts name it, and it runs
 --   beside this migration during a rolling deploy (docs/operations.md, "Deploying"). Connected
 --   account ids are gen_random_uuid(), so an account id names one organization and the two
---   refuse the same rows.
+--   refuse the same rows; the new key's columns include the old one's, so rows already stored
+--   satisfy it. Until the old one goes, an event's insert updates one index more.
 
 alter table public.agent_api_keys drop constraint agent_api_keys_id_key;
 alter table public.organization_invitations drop constraint organization_invitations_id_key;
