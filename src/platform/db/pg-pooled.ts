@@ -39,8 +39,8 @@ function inTurn(client: pg.ClientBase): Queryable {
  * PostgreSQL behind a pooler in transaction mode (PgBouncer, Supavisor; DATABASE_POOL_MODE):
  * nothing may outlive a transaction, because the next one may run on another server connection.
  * So, unlike pg.ts: every statement is unnamed (parsed and planned on each run: PgBouncer before
- * 1.21 cannot carry named ones), connections do not pipeline (a pooler before 1.21 does not track
- * several outstanding Syncs of one client, and could hand the server away between them), there are
+ * 1.21 cannot carry named ones), connections do not pipeline (a pooler must keep a client's server
+ * connection until its last outstanding Sync is answered; not relied on: docs/decisions.md), there are
  * no shared read lanes, the migration lock is held by a transaction instead of a session, and
  * LISTEN goes to `directUrl`, a connection that bypasses the pooler, or is replaced by acting as
  * if a notice came every UNHEARD_NOTICE_MS. Chosen once at open time (open.ts): the session-mode
