@@ -45,6 +45,11 @@ const schema = z.object({
   RATE_LIMIT_AGENT_AUTH_PER_MINUTE: int(10),
   AGENT_REGISTER_PER_EMAIL_PER_DAY: int(3),
   AGENT_REGISTER_PER_IP_PER_HOUR: int(10),
+  // GET /metrics on the public port, for `Authorization: Bearer <METRICS_TOKEN>` only (unset: 404).
+  METRICS_TOKEN: z.string().min(16).optional(),
+  // A listener of its own serving only /metrics without a token (unset: none), on METRICS_HOST.
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   // Proxies whose X-Forwarded-For is believed: comma-separated addresses or CIDR ranges.
   TRUST_PROXY: z.string().optional(),
   // Browser origins besides PUBLIC_URL's that may call the MCP endpoint: comma-separated origins.
@@ -253,6 +258,8 @@ export type Config = {
     registerPerIpPerHour: number;
   };
   trustProxy: string[];
+  /** Prometheus metrics (src/platform/metrics): on the public port behind a token, and/or on a port of their own. */
+  metrics: { token: string | undefined; port: number | undefined; host: string };
   /** Origins (scheme://host[:port]) allowed to call the MCP endpoint besides the service's own. */
   mcpAllowedOrigins: string[];
   bodyLimitBytes: number;
@@ -449,6 +456,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       registerPerIpPerHour: e.AGENT_REGISTER_PER_IP_PER_HOUR,
     },
     trustProxy,
+    metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT, host: e.METRICS_HOST },
     mcpAllowedOrigins,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     webhookBodyLimitBytes: e.WEBHOOK_BODY_LIMIT_BYTES,

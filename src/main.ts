@@ -16,6 +16,9 @@ import { openDatabase } from './platform/db/open.ts';
 import { serverLifecycle } from './platform/http/server-lifecycle.ts';
 import { createLogger, flushAccessLines } from './platform/log.ts';
 import { openMail } from './platform/mail/dispatch.ts';
+import { collectDatabase, collectQueue } from './platform/metrics/collectors.ts';
+import { listenMetrics } from './platform/metrics/endpoint.ts';
+import { createMetrics } from './platform/metrics/metrics.ts';
 import { makePrivate, tightenTree } from './platform/private-dir.ts';
 import type { Queue } from './platform/queue/queue.ts';
 import { loadSecrets } from './platform/secrets.ts';
@@ -27,6 +30,8 @@ import { mediaUrlSigner } from './storage/signed-url.ts';
 
 export type RunningService = {
   url: string;
+  /** The METRICS_PORT listener's address, when one is set. */
+  metricsUrl?: string;
   services: Services;
   /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
   close(): Promise<void>;
@@ -96,6 +101,10 @@ export async function startService(
   const url = resolvePublicUrl(config, (server.address() as AddressInfo).port);
   lock?.setUrl(url);
 
+  const metrics = createMetrics();
+  collectDatabase(metrics, db);
+  collectQueue(metrics, db);
+  let metricsListener: Awaited<ReturnType<typeof listenMetrics>> | undefined;
   let redis: Redis | undefined;
   let stopListening: (() => Promise<void>) | undefined;
   let queue: Queue | undefined;
@@ -132,6 +141,7 @@ export async function startService(
         // Meta fetches a post's media from these links; the public address must reach this service.
         mediaUrl: opts.mediaUrl ?? mediaUrlSigner({ secrets, publicUrl: url, now }),
         storage,
+        metrics,
       },
       { work: config.worker.mode === 'inline', extra: opts.jobs },
     );
@@ -144,7 +154,9 @@ export async function startService(
       tokens,
       sessions: { tokens, expiresIn: config.jwtExpirySeconds },
       passwords: await createPasswords(config.bcryptCost),
-      limits: createLimits(config, { redis, prefix: config.redisPrefix }),
+      limits: createLimits(config, { redis, prefix: config.redisPrefix }, (limit) =>
+        metrics.refusals.inc({ limit }),
+      ),
       plans,
       keyCheck: createKeyCheck(db, config.agentKeyRecheckSeconds * 1000),
       schema: await loadSchemaCache(db),
@@ -153,6 +165,7 @@ export async function startService(
       queue,
       storage,
       now,
+      metrics,
     };
     const schema = services.schema;
     const stopSchema = await db.listen(SCHEMA_CHANNEL, () => {
@@ -167,11 +180,14 @@ export async function startService(
     stopListening = async () => {
       await Promise.all([stopSchema(), stopKeys()]);
     };
+    if (config.metrics.port !== undefined)
+      metricsListener = await listenMetrics(metrics, config.metrics.port, config.metrics.host);
     http.bind(requestListener(services));
   } catch (err) {
     // Nothing half-started outlives a failed start.
     http.fail();
     server.close();
+    await metricsListener?.close();
     await queue?.stop({ timeoutMs: 1000 }).catch(() => {});
     await stopListening?.().catch(() => {});
     redis?.disconnect();
@@ -179,7 +195,10 @@ export async function startService(
     lock?.release();
     throw err;
   }
-  log.info({ url, engine: db.engine, worker: config.worker.mode }, 'listening');
+  log.info(
+    { url, engine: db.engine, worker: config.worker.mode, metrics: metricsListener?.url },
+    'listening',
+  );
 
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -187,6 +206,7 @@ export async function startService(
       // Requests in flight are answered (past the timeout, whatever is left is cut); no new one
       // is started.
       await http.drain(config.shutdownTimeoutMs);
+      await metricsListener?.close();
       try {
         // After the last request (whose jobs are committed), before the database: runs in flight
         // may finish within the same timeout; one cut short runs again after its lease.
@@ -205,5 +225,5 @@ export async function startService(
     })();
     return closing;
   };
-  return { url, services, close };
+  return { url, metricsUrl: metricsListener?.url, services, close };
 }
