@@ -24,6 +24,8 @@ import type { Queue } from './platform/queue/queue.ts';
 import { loadSecrets } from './platform/secrets.ts';
 import { createDiskStore } from './platform/storage/disk-store.ts';
 import type { ObjectStore } from './platform/storage/object-store.ts';
+import { tracedDatabase } from './platform/tracing/traced-database.ts';
+import { startTracing, type Tracing, tracedListener } from './platform/tracing/tracing.ts';
 import { loadSchemaCache, reloadSchemaCache } from './rest/schema-cache.ts';
 import { createLimits, type Services } from './services.ts';
 import { mediaUrlSigner } from './storage/signed-url.ts';
@@ -79,6 +81,12 @@ export async function startService(
     throw err;
   }
 
+  // From here on, statements under a request's span are spans of their own (when tracing).
+  const tracing: Tracing | undefined = config.tracing.endpoint
+    ? startTracing(config.tracing.endpoint, config.tracing.serviceName)
+    : undefined;
+  if (tracing) db = tracedDatabase(db, tracing.tracer);
+
   // The app is bound after listen, so that an ephemeral port can be part of the public URL;
   // requests arriving before it wait for it (server-lifecycle.ts).
   const http = serverLifecycle(log);
@@ -95,6 +103,7 @@ export async function startService(
     });
   } catch (err) {
     await db.close();
+    await tracing?.shutdown();
     lock?.release();
     throw err;
   }
@@ -182,7 +191,8 @@ export async function startService(
     };
     if (config.metrics.port !== undefined)
       metricsListener = await listenMetrics(metrics, config.metrics.port, config.metrics.host);
-    http.bind(requestListener(services));
+    const listener = requestListener(services);
+    http.bind(tracing ? tracedListener(tracing.tracer, listener) : listener);
   } catch (err) {
     // Nothing half-started outlives a failed start.
     http.fail();
@@ -192,6 +202,7 @@ export async function startService(
     await stopListening?.().catch(() => {});
     redis?.disconnect();
     await db.close();
+    await tracing?.shutdown();
     lock?.release();
     throw err;
   }
@@ -214,6 +225,7 @@ export async function startService(
         await stopListening?.();
         await services.mail.close();
         await db.close();
+        await tracing?.shutdown();
       } finally {
         lock?.release();
         await redis?.quit().catch(() => redis.disconnect());
