@@ -94,6 +94,10 @@ describe('traces', () => {
     });
     expect(statements.some((s) => String(attr(s, 'db.query.text')).includes('contacts'))).toBe(true);
     expect(services).toContain('svc');
+    // The exporter's own posts to the collector are never traced (they would feed themselves).
+    const { port } = collector.address() as AddressInfo;
+    expect(spans.some((s) => String(attr(s, 'server.address')).endsWith(String(port)))).toBe(false);
+    expect(spans.some((s) => attr(s, 'url.path') === '/v1/traces')).toBe(false);
   });
 
   it('a request without an id gets one, the same in the span and in the answer', async () => {

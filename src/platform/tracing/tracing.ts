@@ -1,7 +1,13 @@
 import { subscribe } from 'node:diagnostics_channel';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type {
+  ClientRequest,
+  IncomingMessage as ClientResponse,
+  IncomingMessage,
+  ServerResponse,
+} from 'node:http';
 import { context, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { isTracingSuppressed } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
@@ -92,11 +98,29 @@ let outsideTracer: Tracer | undefined;
 let outsideSubscribed = false;
 const outsideSpans = new WeakMap<object, Span>();
 
+/** The tracer for an outside call now: only under an active span, never the exporter's own. */
+const activeTracer = (): Tracer | undefined => {
+  const active = context.active();
+  if (!outsideTracer || isTracingSuppressed(active) || !trace.getSpan(active)) return undefined;
+  return outsideTracer;
+};
+
+const clientSpan = (t: Tracer, method: string, host: string, path: string) =>
+  t.startSpan(`${method} ${host}`, {
+    kind: SpanKind.CLIENT,
+    attributes: {
+      'http.request.method': method,
+      'server.address': host,
+      'url.path': path.split('?')[0] as string,
+    },
+  });
+
 /**
  * Outside calls made with fetch, through undici's diagnostics channels (Node's fetch publishes
- * them): a client span per request while a span is active (a request's or a job's), with the
- * method, host and path (no query: Graph and Shopify URLs may carry tokens), ended by the
- * response's end or an error.
+ * them), and with node:http (media downloads), through Node's own: a client span per request
+ * while a span is active, with the method, host and path (no query: Graph and Shopify URLs may
+ * carry tokens), ended by the response's end or an error. The exporter's own requests run with
+ * tracing suppressed and make none.
  */
 function traceOutsideCalls(tracer: Tracer): void {
   outsideTracer = tracer;
@@ -104,22 +128,37 @@ function traceOutsideCalls(tracer: Tracer): void {
   outsideSubscribed = true;
   subscribe('undici:request:create', (message) => {
     const { request } = message as { request: { origin: string; method: string; path: string } };
-    const t = outsideTracer;
-    if (!t || !trace.getSpan(context.active())) return;
-    const path = request.path.split('?')[0] as string;
+    const t = activeTracer();
+    if (!t) return;
     let host = request.origin;
     try {
       host = new URL(request.origin).host;
     } catch {
       // an origin undici accepted is a URL; keep it as given otherwise
     }
-    outsideSpans.set(
-      request,
-      t.startSpan(`${request.method} ${host}`, {
-        kind: SpanKind.CLIENT,
-        attributes: { 'http.request.method': request.method, 'server.address': host, 'url.path': path },
-      }),
-    );
+    outsideSpans.set(request, clientSpan(t, request.method, host, request.path));
+  });
+  subscribe('http.client.request.start', (message) => {
+    const { request } = message as { request: ClientRequest };
+    const t = activeTracer();
+    if (!t) return;
+    const host = request.getHeader('host');
+    const span = clientSpan(t, request.method, typeof host === 'string' ? host : request.host, request.path);
+    outsideSpans.set(request, span);
+    request.once('error', (err) => {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: err.message });
+      span.end();
+      outsideSpans.delete(request);
+    });
+  });
+  subscribe('http.client.response.finish', (message) => {
+    const { request, response } = message as { request: ClientRequest; response: ClientResponse };
+    const span = outsideSpans.get(request);
+    if (!span) return;
+    span.setAttribute('http.response.status_code', response.statusCode ?? 0);
+    if ((response.statusCode ?? 0) >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+    outsideSpans.delete(request);
   });
   subscribe('undici:request:headers', (message) => {
     const { request, response } = message as { request: object; response: { statusCode: number } };
