@@ -55,6 +55,10 @@ export function createMetrics(): Metrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
     registers: [registry],
   });
+  // Every outcome from the start, at 0: a rate over a series that appears only at its first
+  // event misses that event, and an alert on failures needs the series before the first one.
+  for (const outcome of ['sent', 'failed', 'retry', 'settled', 'error']) sends.inc({ outcome }, 0);
+  for (const outcome of ['published', 'failed', 'retry', 'skipped', 'error']) publishes.inc({ outcome }, 0);
   return {
     requests,
     sends,
