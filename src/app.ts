@@ -13,8 +13,9 @@ import { closeAfterResponse } from './platform/http/connection.ts';
 import { corsHeaders } from './platform/http/cors.ts';
 import { newRouter, openApiDocument } from './platform/http/openapi.ts';
 import { requestContext } from './platform/http/request-context.ts';
-import { failedRequest, logFailure } from './platform/log.ts';
+import { accessLog, failedRequest, logFailure } from './platform/log.ts';
 import { MAX_MEDIA_BYTES } from './platform/media-type.ts';
+import { isMetricsRequest, publicMetrics } from './platform/metrics/endpoint.ts';
 import { restHandler } from './rest/server.ts';
 import type { Services } from './services.ts';
 import { storageErrorFields } from './storage/errors.ts';
@@ -44,7 +45,7 @@ const UPLOAD_LIMIT_BYTES = MAX_MEDIA_BYTES + 1024 * 1024;
 /** The whole HTTP surface: middleware order, route mounting, and the one error mapper. */
 export function buildApp(s: Services) {
   const app = newRouter();
-  app.use('*', requestContext(s.log, trustedProxies(s.config.trustProxy)));
+  app.use('*', requestContext(s.log, trustedProxies(s.config.trustProxy), s.metrics.requests));
   const mcpOrigins = originPolicy(s.config, s.publicUrl);
   // Any page may call the APIs with a bearer token, but the MCP endpoint only its own origins.
   app.use(
@@ -156,12 +157,21 @@ const isRest = (req: IncomingMessage) => {
 
 /**
  * The server's request listener: /rest/v1 to its own handler, the MCP endpoint's plain POSTs to
- * theirs (src/mcp/http.ts), every other request to the app. Its promise settles once the request
- * is answered (server-lifecycle.ts waits for it at a stop).
+ * theirs (src/mcp/http.ts), /metrics to the metrics when METRICS_TOKEN is set
+ * (src/platform/metrics/endpoint.ts), every other request to the app. Its promise settles once
+ * the request is answered (server-lifecycle.ts waits for it at a stop).
  */
 export function requestListener(s: Services): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const app = getRequestListener(buildApp(s).fetch);
   const rest = restHandler(s);
   const mcp = mcpPostHandler(s);
-  return (req, res) => (isRest(req) ? rest(req, res) : mcp.takes(req) ? mcp.handle(req, res) : app(req, res));
+  const metrics = publicMetrics(s.metrics, s.config.metrics.token, accessLog(s.log));
+  return (req, res) =>
+    isRest(req)
+      ? rest(req, res)
+      : mcp.takes(req)
+        ? mcp.handle(req, res)
+        : metrics && isMetricsRequest(req)
+          ? metrics(req, res)
+          : app(req, res);
 }

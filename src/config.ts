@@ -49,6 +49,14 @@ const schema = z.object({
   RATE_LIMIT_AGENT_AUTH_PER_MINUTE: int(10),
   AGENT_REGISTER_PER_EMAIL_PER_DAY: int(3),
   AGENT_REGISTER_PER_IP_PER_HOUR: int(10),
+  // GET /metrics on the public port, for `Authorization: Bearer <METRICS_TOKEN>` only (unset: 404).
+  METRICS_TOKEN: z.string().min(16).optional(),
+  // A listener of its own serving only /metrics without a token (unset: none), on METRICS_HOST.
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  // Traces over OTLP/HTTP to this collector (…/v1/traces is appended); unset: no tracing at all.
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default('svc'),
   // Proxies whose X-Forwarded-For is believed: comma-separated addresses or CIDR ranges.
   TRUST_PROXY: z.string().optional(),
   // Browser origins besides PUBLIC_URL's that may call the MCP endpoint: comma-separated origins.
@@ -261,6 +269,10 @@ export type Config = {
     registerPerIpPerHour: number;
   };
   trustProxy: string[];
+  /** Prometheus metrics (src/platform/metrics): on the public port behind a token, and/or on a port of their own. */
+  metrics: { token: string | undefined; port: number | undefined; host: string };
+  /** OpenTelemetry traces (src/platform/tracing): sent to `endpoint` when it is set. */
+  tracing: { endpoint: string | undefined; serviceName: string };
   /** Origins (scheme://host[:port]) allowed to call the MCP endpoint besides the service's own. */
   mcpAllowedOrigins: string[];
   bodyLimitBytes: number;
@@ -459,6 +471,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       registerPerIpPerHour: e.AGENT_REGISTER_PER_IP_PER_HOUR,
     },
     trustProxy,
+    metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT, host: e.METRICS_HOST },
+    tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME },
     mcpAllowedOrigins,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     webhookBodyLimitBytes: e.WEBHOOK_BODY_LIMIT_BYTES,

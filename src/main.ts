@@ -16,17 +16,24 @@ import { openDatabase } from './platform/db/open.ts';
 import { serverLifecycle } from './platform/http/server-lifecycle.ts';
 import { createLogger, flushAccessLines } from './platform/log.ts';
 import { openMail } from './platform/mail/dispatch.ts';
+import { collectDatabase, collectQueue } from './platform/metrics/collectors.ts';
+import { listenMetrics } from './platform/metrics/endpoint.ts';
+import { createMetrics } from './platform/metrics/metrics.ts';
 import { makePrivate, tightenTree } from './platform/private-dir.ts';
 import type { Queue } from './platform/queue/queue.ts';
 import { loadSecrets } from './platform/secrets.ts';
 import { createDiskStore } from './platform/storage/disk-store.ts';
 import type { ObjectStore } from './platform/storage/object-store.ts';
+import { tracedDatabase } from './platform/tracing/traced-database.ts';
+import { startTracing, type Tracing, tracedListener } from './platform/tracing/tracing.ts';
 import { loadSchemaCache, reloadSchemaCache } from './rest/schema-cache.ts';
 import { createLimits, type Services } from './services.ts';
 import { mediaUrlSigner } from './storage/signed-url.ts';
 
 export type RunningService = {
   url: string;
+  /** The METRICS_PORT listener's address, when one is set. */
+  metricsUrl?: string;
   services: Services;
   /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
   close(): Promise<void>;
@@ -74,6 +81,12 @@ export async function startService(
     throw err;
   }
 
+  // From here on, statements under a request's span are spans of their own (when tracing).
+  const tracing: Tracing | undefined = config.tracing.endpoint
+    ? startTracing(config.tracing.endpoint, config.tracing.serviceName)
+    : undefined;
+  if (tracing) db = tracedDatabase(db, tracing.tracer);
+
   // The app is bound after listen, so that an ephemeral port can be part of the public URL;
   // requests arriving before it wait for it (server-lifecycle.ts).
   const http = serverLifecycle(log);
@@ -90,12 +103,17 @@ export async function startService(
     });
   } catch (err) {
     await db.close();
+    await tracing?.shutdown();
     lock?.release();
     throw err;
   }
   const url = resolvePublicUrl(config, (server.address() as AddressInfo).port);
   lock?.setUrl(url);
 
+  const metrics = createMetrics();
+  collectDatabase(metrics, db);
+  collectQueue(metrics, db);
+  let metricsListener: Awaited<ReturnType<typeof listenMetrics>> | undefined;
   let redis: Redis | undefined;
   let stopListening: (() => Promise<void>) | undefined;
   let queue: Queue | undefined;
@@ -132,6 +150,7 @@ export async function startService(
         // Meta fetches a post's media from these links; the public address must reach this service.
         mediaUrl: opts.mediaUrl ?? mediaUrlSigner({ secrets, publicUrl: url, now }),
         storage,
+        metrics,
       },
       { work: config.worker.mode === 'inline', extra: opts.jobs },
     );
@@ -144,7 +163,9 @@ export async function startService(
       tokens,
       sessions: { tokens, expiresIn: config.jwtExpirySeconds },
       passwords: await createPasswords(config.bcryptCost),
-      limits: createLimits(config, { redis, prefix: config.redisPrefix }),
+      limits: createLimits(config, { redis, prefix: config.redisPrefix }, (limit) =>
+        metrics.refusals.inc({ limit }),
+      ),
       plans,
       keyCheck: createKeyCheck(db, config.agentKeyRecheckSeconds * 1000),
       schema: await loadSchemaCache(db),
@@ -153,6 +174,7 @@ export async function startService(
       queue,
       storage,
       now,
+      metrics,
     };
     const schema = services.schema;
     const stopSchema = await db.listen(SCHEMA_CHANNEL, () => {
@@ -167,19 +189,27 @@ export async function startService(
     stopListening = async () => {
       await Promise.all([stopSchema(), stopKeys()]);
     };
-    http.bind(requestListener(services));
+    if (config.metrics.port !== undefined)
+      metricsListener = await listenMetrics(metrics, config.metrics.port, config.metrics.host);
+    const listener = requestListener(services);
+    http.bind(tracing ? tracedListener(tracing.tracer, listener) : listener);
   } catch (err) {
     // Nothing half-started outlives a failed start.
     http.fail();
     server.close();
+    await metricsListener?.close();
     await queue?.stop({ timeoutMs: 1000 }).catch(() => {});
     await stopListening?.().catch(() => {});
     redis?.disconnect();
     await db.close();
+    await tracing?.shutdown();
     lock?.release();
     throw err;
   }
-  log.info({ url, engine: db.engine, worker: config.worker.mode }, 'listening');
+  log.info(
+    { url, engine: db.engine, worker: config.worker.mode, metrics: metricsListener?.url },
+    'listening',
+  );
 
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -187,6 +217,7 @@ export async function startService(
       // Requests in flight are answered (past the timeout, whatever is left is cut); no new one
       // is started.
       await http.drain(config.shutdownTimeoutMs);
+      await metricsListener?.close();
       try {
         // After the last request (whose jobs are committed), before the database: runs in flight
         // may finish within the same timeout; one cut short runs again after its lease.
@@ -194,6 +225,7 @@ export async function startService(
         await stopListening?.();
         await services.mail.close();
         await db.close();
+        await tracing?.shutdown();
       } finally {
         lock?.release();
         await redis?.quit().catch(() => redis.disconnect());
@@ -205,5 +237,5 @@ export async function startService(
     })();
     return closing;
   };
-  return { url, services, close };
+  return { url, metricsUrl: metricsListener?.url, services, close };
 }

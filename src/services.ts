@@ -10,8 +10,9 @@ import type { Database } from './platform/db/database.ts';
 import { apiCallsToday } from './platform/http/meter.ts';
 import type { Logger } from './platform/log.ts';
 import type { MailDispatch } from './platform/mail/dispatch.ts';
+import type { Metrics } from './platform/metrics/metrics.ts';
 import type { Queue } from './platform/queue/queue.ts';
-import { createLimiter, type Limiter, type LimitStore } from './platform/rate-limit.ts';
+import { countRefusals, createLimiter, type Limiter, type LimitStore } from './platform/rate-limit.ts';
 import type { Secrets } from './platform/secrets.ts';
 import type { ObjectStore } from './platform/storage/object-store.ts';
 import type { SchemaCache } from './rest/schema-cache.ts';
@@ -69,13 +70,18 @@ export type Services = {
   now: () => Date;
   /** Whether an agent token's key is still live, remembered briefly, forgotten on a revocation's notice. */
   keyCheck: KeyCheck;
+  /** Prometheus metrics (src/platform/metrics; GET /metrics). */
+  metrics: Metrics;
 };
 
 const MINUTE = 60;
 
-export function createLimits(config: Config, store: LimitStore): Limits {
-  const rule = (name: string, points: number, durationSeconds: number) =>
-    createLimiter(store, name, { points, durationSeconds });
+/** Every limit; `refused` is told the limit's name each time one refuses (the refusals metric). */
+export function createLimits(config: Config, store: LimitStore, refused?: (limit: string) => void): Limits {
+  const rule = (name: string, points: number, durationSeconds: number) => {
+    const limiter = createLimiter(store, name, { points, durationSeconds });
+    return refused ? countRefusals(limiter, () => refused(name)) : limiter;
+  };
   const r = config.rateLimits;
   return {
     loginPerIp: rule('login-ip', config.login.maxPerIp, config.login.ipWindowSeconds),

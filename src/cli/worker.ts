@@ -3,6 +3,9 @@ import { startJobs } from '../jobs/index.ts';
 import type { Database } from '../platform/db/database.ts';
 import { migrate } from '../platform/db/migrate.ts';
 import { createLogger } from '../platform/log.ts';
+import { collectDatabase, collectQueue } from '../platform/metrics/collectors.ts';
+import { listenMetrics } from '../platform/metrics/endpoint.ts';
+import { createMetrics } from '../platform/metrics/metrics.ts';
 import { loadSecrets } from '../platform/secrets.ts';
 import { createDiskStore } from '../platform/storage/disk-store.ts';
 import { mediaUrlSigner } from '../storage/signed-url.ts';
@@ -30,12 +33,30 @@ export async function startWorker(
     // The address Meta fetches a post's media from: the API processes', which serve /storage/v1.
     const mediaUrl = mediaUrlSigner({ secrets, publicUrl: resolvePublicUrl(config, config.port), now });
     const storage = createDiskStore(config.storage.dir);
-    const queue = await startJobs({ config, db, log, now, secrets, mediaUrl, storage }, { work: true });
-    log.info({ engine: db.engine, concurrency: config.worker.concurrency }, 'worker running');
+    // A worker has no public port: its metrics (sends, publishes, webhook lag, queue) only on METRICS_PORT.
+    const metrics = createMetrics();
+    collectDatabase(metrics, db);
+    collectQueue(metrics, db);
+    const queue = await startJobs(
+      { config, db, log, now, secrets, mediaUrl, storage, metrics },
+      { work: true },
+    );
+    const listener =
+      config.metrics.port === undefined
+        ? undefined
+        : await listenMetrics(metrics, config.metrics.port, config.metrics.host).catch(async (err) => {
+            await queue.stop({ timeoutMs: 0 });
+            throw err;
+          });
+    log.info(
+      { engine: db.engine, concurrency: config.worker.concurrency, metrics: listener?.url },
+      'worker running',
+    );
     let stopping: Promise<void> | undefined;
     return () => {
       stopping ??= (async () => {
         try {
+          await listener?.close();
           await queue.stop({ timeoutMs: config.shutdownTimeoutMs });
         } finally {
           await db.close();

@@ -5,6 +5,7 @@ import { type Delivery, deliver, deliverDeps, sendKey } from '../jobs/send-messa
 import { claimedOrganization, type Principal, type Queryable } from '../platform/db/database.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
 import { type Logger, logFailure } from '../platform/log.ts';
+import type { Metrics } from '../platform/metrics/metrics.ts';
 import type { Queue } from '../platform/queue/queue.ts';
 import { requireScope } from './agent-keys.ts';
 import { accountNeedsReconnect } from './connection-health.ts';
@@ -335,6 +336,8 @@ export type SendDeps = Pick<Deps, 'db' | 'plans' | 'secrets'> & {
   now: () => Date;
   config: Config;
   log: Logger;
+  /** Counts each attempt's outcome (src/platform/metrics). */
+  metrics?: Metrics;
 };
 
 /** sent: Meta took it. queued: it will be retried. failed: refused for good. */

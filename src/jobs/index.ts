@@ -5,6 +5,7 @@
 import type { Config } from '../config.ts';
 import type { Database } from '../platform/db/database.ts';
 import type { Logger } from '../platform/log.ts';
+import type { Metrics } from '../platform/metrics/metrics.ts';
 import { openQueue } from '../platform/queue/pg-boss.ts';
 import type { JobDefinition, Queue } from '../platform/queue/queue.ts';
 import type { Secrets } from '../platform/secrets.ts';
@@ -36,6 +37,8 @@ export type JobDeps = {
   mediaUrl?: MediaUrl;
   /** Forgets an organization's cached plan in this process after billing changed it (Services.plans). */
   forgetPlan?: (organizationId: string) => void;
+  /** Sends and publishes by outcome, webhook processing lag (src/platform/metrics); absent in one-off commands. */
+  metrics?: Metrics;
 };
 
 export type MakeJob = (deps: JobDeps) => JobDefinition<never>;

@@ -134,10 +134,17 @@ async function importShopify(tx: Queryable, job: ProcessWebhookJob, ev: WebhookE
 }
 
 export function processWebhookEventJob(deps: JobDeps): JobDefinition<ProcessWebhookJob> {
+  const lag = deps.metrics?.webhookLag;
   return {
     name: PROCESS_WEBHOOK_EVENT,
     policy: webhookPolicy(deps.config),
-    run: (job) => processWebhookEvent(deps, job.data),
+    async run(job) {
+      const outcome = await processWebhookEvent(deps, job.data);
+      // Settled (processed, ignored, failed or rejected): the job was created with the receipt,
+      // in its transaction (storeDelivery), so its age is the time since the webhook arrived.
+      if (outcome.status === 'done') lag?.observe((Date.now() - job.createdAt.getTime()) / 1000);
+      return outcome;
+    },
     async onFailed(job, failure) {
       const [row] = await deps.db.query<{ last_error: string | null }>(
         'select last_error from app.webhook_events where organization_id = $1 and id = $2',

@@ -268,11 +268,19 @@ export const publishDeps = (d: JobDeps): PublishDeps => ({
 
 export function publishSocialPostJob(jobDeps: JobDeps): JobDefinition<PublishJob> {
   const deps = publishDeps(jobDeps);
+  const publishes = jobDeps.metrics?.publishes;
   return {
     name: PUBLISH_JOB,
     policy: publishPolicy(jobDeps.config),
     async run(job) {
-      const o = await publishOnce(deps, job.data);
+      let o: PublishOutcome;
+      try {
+        o = await publishOnce(deps, job.data);
+      } catch (err) {
+        publishes?.inc({ outcome: 'error' });
+        throw err;
+      }
+      publishes?.inc({ outcome: o.state });
       if (o.state === 'retry') return { status: 'retry', error: o.error };
       if (o.state !== 'skipped')
         jobDeps.log.info({ post_id: job.data.post_id, state: o.state }, 'social post');

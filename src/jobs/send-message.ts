@@ -26,6 +26,8 @@ export type DeliverDeps = Pick<Deps, 'db' | 'secrets'> & {
   now: () => Date;
   /** How long a claim holds: past the Graph deadline, so only a dead caller's claim runs out. */
   claimSeconds: number;
+  /** Told how each attempt ended (a Delivery's state, or `error` when it threw): the sends metric. */
+  outcome?: (state: Delivery['state'] | 'error') => void;
 };
 export type SendJob = { organization_id: string; message_id: string };
 
@@ -82,6 +84,18 @@ export type AttemptOptions = { claimedUntil?: string; settled?: (tx: Queryable) 
 
 /** One attempt at a message (service path: the job names the organization). */
 export async function deliver(deps: DeliverDeps, job: SendJob, opts: AttemptOptions = {}): Promise<Delivery> {
+  if (!deps.outcome) return attempt(deps, job, opts);
+  try {
+    const d = await attempt(deps, job, opts);
+    deps.outcome(d.state);
+    return d;
+  } catch (err) {
+    deps.outcome('error');
+    throw err;
+  }
+}
+
+async function attempt(deps: DeliverDeps, job: SendJob, opts: AttemptOptions): Promise<Delivery> {
   const [row] = await deps.db.query<{ r: Pending }>(opts.claimedUntil === undefined ? CLAIM : CLAIMED, [
     job.organization_id,
     job.message_id,
@@ -287,13 +301,19 @@ async function call(deps: DeliverDeps, m: Pending): Promise<GraphResult> {
 }
 
 /** What delivering needs, from the service's configuration and parts. */
-export const deliverDeps = (d: Pick<JobDeps, 'config' | 'db' | 'secrets' | 'now'>): DeliverDeps => ({
-  db: d.db,
-  secrets: d.secrets,
-  now: d.now,
-  graph: createGraphClient(d.config.graph),
-  claimSeconds: claimSeconds(d.config),
-});
+export const deliverDeps = (
+  d: Pick<JobDeps, 'config' | 'db' | 'secrets' | 'now' | 'metrics'>,
+): DeliverDeps => {
+  const sends = d.metrics?.sends;
+  return {
+    db: d.db,
+    secrets: d.secrets,
+    now: d.now,
+    graph: createGraphClient(d.config.graph),
+    claimSeconds: claimSeconds(d.config),
+    outcome: sends && ((state) => sends.inc({ outcome: state })),
+  };
+};
 
 /** A claim, and a job's lease: the Graph deadline and a margin for recording the answer. */
 const claimSeconds = (config: Config) => Math.ceil(config.graph.timeoutMs / 1000) + 30;

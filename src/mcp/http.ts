@@ -3,9 +3,10 @@ import { errorBody } from '../platform/errors.ts';
 import { PUBLIC_CORS_HEADERS } from '../platform/http/cors.ts';
 import { requestIdOf } from '../platform/http/request-context.ts';
 import { accessLog, failedRequest, lazyChild } from '../platform/log.ts';
+import { MCP_ROUTE, OTHER } from '../platform/metrics/route-labels.ts';
 import type { Services } from '../services.ts';
 import { MCP_PATH, originPolicy } from './origin.ts';
-import { answerPost, isText } from './route.ts';
+import { answerPost, isText, type McpPost } from './route.ts';
 
 /**
  * The MCP endpoint's POSTs as a plain Node request handler, outside the Hono app, as /rest/v1 is
@@ -42,19 +43,21 @@ export function mcpPostHandler(s: Services) {
       let status: number;
       const headers: Record<string, string> = {};
       let body: string | null;
+      const post: McpPost = {
+        authorization: req.headers.authorization,
+        text: once(() => textOf(req)),
+        request: lightRequest(req),
+        withBody: (text) =>
+          new Request(`http://localhost${req.url}`, {
+            method: 'POST',
+            headers: headerList(req.headers),
+            body: text,
+          }),
+        log,
+        target: undefined,
+      };
       try {
-        const answer = await answerPost(s, {
-          authorization: req.headers.authorization,
-          text: once(() => textOf(req)),
-          request: lightRequest(req),
-          withBody: (text) =>
-            new Request(`http://localhost${req.url}`, {
-              method: 'POST',
-              headers: headerList(req.headers),
-              body: text,
-            }),
-          log,
-        });
+        const answer = await answerPost(s, post);
         status = answer.status;
         if (isText(answer)) {
           Object.assign(headers, answer.headers);
@@ -84,6 +87,7 @@ export function mcpPostHandler(s: Services) {
       res.writeHead(status, headers);
       res.end(body ?? undefined);
       access(requestId, 'POST', MCP_PATH, status, started);
+      s.metrics.requests.observe(MCP_ROUTE, post.target ?? OTHER, 'POST', status, started);
     },
   };
 }

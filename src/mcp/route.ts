@@ -18,6 +18,7 @@ import {
 import { meterCall } from '../platform/http/meter.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import { type Logger, logFailure } from '../platform/log.ts';
+import { OTHER } from '../platform/metrics/route-labels.ts';
 import type { Services } from '../services.ts';
 import { answerDirect, directCall } from './direct.ts';
 import { originPolicy } from './origin.ts';
@@ -82,7 +83,35 @@ export type McpPost = {
   /** The same with `text` as its body, for the transport to read and refuse. */
   withBody(text: string): Request;
   log: Logger;
+  /**
+   * Set by answerPost once the body is read: what the request called, for its duration metric
+   * (the tool's name, or the JSON-RPC method; `other` outside the known ones, `batch` for several).
+   */
+  target?: string;
 };
+
+/** JSON-RPC methods the server answers (src/mcp/server.ts): metric targets besides the tools. */
+const METHODS = new Set([
+  'initialize',
+  'notifications/initialized',
+  'ping',
+  'tools/list',
+  'resources/list',
+  'resources/read',
+  'resources/templates/list',
+]);
+
+/** The metric target of a body: a known tool's name, a known method, `batch` or `other`. */
+function targetOf(body: unknown): string {
+  if (Array.isArray(body)) return 'batch';
+  const m = body as { method?: unknown; params?: { name?: unknown } } | null;
+  if (typeof m !== 'object' || m === null || typeof m.method !== 'string') return OTHER;
+  if (m.method === 'tools/call') {
+    const name = m.params?.name;
+    return typeof name === 'string' && BY_NAME.has(name) ? name : OTHER;
+  }
+  return METHODS.has(m.method) ? m.method : OTHER;
+}
 
 /** An answer written as text (a tool call answered directly), which no Response need carry. */
 export type TextAnswer = { status: number; headers: Record<string, string>; body: string };
@@ -103,6 +132,7 @@ export async function answerPost(s: Services, p: McpPost): Promise<Response | Te
     });
     const text = await p.text();
     body = json(text);
+    p.target = body ? targetOf(body.value) : OTHER;
     const ctx: ToolContext = { s, principal, log: p.log };
     // Not JSON: no call was made, so nothing is metered; the SDK's transport gives JSON-RPC's
     // answer (-32700) from the text itself.
@@ -175,13 +205,20 @@ export function mcpRoutes(s: Services) {
     throw methodNotAllowed(['POST'], 'This MCP server is stateless: send JSON-RPC messages with POST');
   });
   app.post('/mcp-server', async (c) => {
-    const answer = await answerPost(s, {
+    const post: McpPost = {
       authorization: c.req.header('authorization'),
       text: () => c.req.text(),
       request: c.req.raw,
       withBody: (text) => new Request(c.req.raw, { body: text }),
       log: c.get('log'),
-    });
+      target: undefined,
+    };
+    let answer: Awaited<ReturnType<typeof answerPost>>;
+    try {
+      answer = await answerPost(s, post);
+    } finally {
+      if (post.target) c.set('mcpTarget', post.target);
+    }
     if (!isText(answer)) return answer;
     return new Response(answer.body, { status: answer.status, headers: answer.headers });
   });

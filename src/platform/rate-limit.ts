@@ -68,6 +68,27 @@ export function createLimiter(store: LimitStore, name: string, rule: LimitRule):
   };
 }
 
+/** The same limiter, calling `refused` each time a hit is not allowed (a metric counts them). */
+export function countRefusals(limiter: Limiter, refused: () => void): Limiter {
+  const { hitNow } = limiter;
+  return {
+    async hit(key, points) {
+      const r = await limiter.hit(key, points);
+      if (!r.allowed) refused();
+      return r;
+    },
+    hitNow:
+      hitNow &&
+      ((key, points) => {
+        const r = hitNow(key, points);
+        if (!r.allowed) refused();
+        return r;
+      }),
+    used: (key) => limiter.used(key),
+    reset: (key) => limiter.reset(key),
+  };
+}
+
 /**
  * The same fixed windows in this process's memory, counted synchronously: every metered request
  * hits two of them (docs/performance.md), and a Map entry per key is all a window needs. Windows

@@ -7,6 +7,7 @@ import { isManyRows, meterRequest } from '../platform/http/meter.ts';
 import { requestIdOf } from '../platform/http/request-context.ts';
 import { assertOrganization } from '../platform/http/require-organization.ts';
 import { accessLog, failedRequest, type Logger } from '../platform/log.ts';
+import { OTHER, UNMATCHED } from '../platform/metrics/route-labels.ts';
 import type { Services } from '../services.ts';
 import { restOpenApi } from './openapi.ts';
 import { parsePrefer } from './prefer.ts';
@@ -35,7 +36,8 @@ export function restHandler(s: Services): (req: IncomingMessage, res: ServerResp
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const method = req.method ?? 'GET';
-    return answer(s, req, res, method, path, q < 0 ? '' : url.slice(q + 1))
+    const route = routeOf(method, path);
+    return answer(s, req, res, method, path, route, q < 0 ? '' : url.slice(q + 1))
       .catch((err) => failure(err, () => s.log.child({ req_id: requestId })))
       .then((a) => {
         a.headers['x-request-id'] = requestId;
@@ -44,6 +46,7 @@ export function restHandler(s: Services): (req: IncomingMessage, res: ServerResp
         res.writeHead(a.status, a.headers);
         res.end(a.body ?? undefined);
         access(requestId, method, path, a.status, started);
+        observe(s, route, method, a.status, started);
       });
   };
 }
@@ -80,6 +83,22 @@ function routeOf(method: string, path: string): Route {
   return { kind: 'none' };
 }
 
+/**
+ * The request's duration by route template (src/platform/metrics/request-durations.ts): a table
+ * by its name only when the schema cache has it, any other name as `other`; nothing allocated.
+ */
+function observe(s: Services, route: Route, method: string, status: number, started: number): void {
+  const durations = s.metrics.requests;
+  if (route.kind === 'table')
+    durations.observe(TABLE_ROUTE, s.schema.has(route.name) ? route.name : OTHER, method, status, started);
+  else if (route.kind === 'rpc') durations.observe(RPC_ROUTE, OTHER, method, status, started);
+  else if (route.kind === 'none') durations.observe(UNMATCHED, '', method, status, started);
+  else durations.observe('/rest/v1', '', method, status, started);
+}
+
+const TABLE_ROUTE = '/rest/v1/:table';
+const RPC_ROUTE = '/rest/v1/rpc/:name';
+
 /** A path segment decoded as the app's router decoded parameters (left as sent when malformed). */
 const decoded = (segment: string) => {
   if (!segment.includes('%')) return segment;
@@ -96,6 +115,7 @@ async function answer(
   res: ServerResponse,
   method: string,
   path: string,
+  route: Route,
   search: string,
 ): Promise<HttpAnswer> {
   const write = !READ_METHODS.has(method);
@@ -114,7 +134,6 @@ async function answer(
       : null,
   );
   if (metering) await metering;
-  const route = routeOf(method, path);
   if (route.kind === 'none') throw new AppError(404, 'not_found', `No route for ${method} ${path}`);
   if (route.kind === 'slash') return { status: 308, headers: { location: '/rest/v1' }, body: null };
   if (route.kind === 'describe') {

@@ -73,7 +73,15 @@ export interface Database {
   /** Calls `onNotify` on every NOTIFY of `channel` (other processes' migrations); returns a stop. */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+  /** How the connections are used now, for metrics; absent on PGlite (one engine, no pool). */
+  stats?(): PoolStats;
 }
+
+/** The pool's connections and waiting callers, and the shared read lanes' (read-lanes.ts). */
+export type PoolStats = {
+  pool: { max: number; open: number; idle: number; waiting: number };
+  lanes: { max: number; open: number; inFlight: number };
+};
 
 /** The role and claims a principal runs under, as PostgREST derives them from the JWT. */
 export function roleOf(principal: Principal): 'authenticated' | 'anon' | 'service_role' {

@@ -137,5 +137,10 @@ export function openPostgresPooled(
     async close() {
       await pool.end();
     },
+    // No shared read lanes behind a transaction-mode pooler: every read takes a pooled connection.
+    stats: () => ({
+      pool: { max: poolSize, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount },
+      lanes: { max: 0, open: 0, inFlight: 0 },
+    }),
   };
 }

@@ -229,6 +229,10 @@ export function openPostgres(url: string, poolSize: number, readConnections = 1)
     async close() {
       await Promise.all([pool.end(), plain?.end(), lanes.close()]);
     },
+    stats: () => ({
+      pool: { max: poolSize, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount },
+      lanes: { max: readConnections, ...lanes.stats() },
+    }),
   };
 }
 

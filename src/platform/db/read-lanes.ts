@@ -30,6 +30,8 @@ export type ReadLanes = {
   /** The batch is over; a lane whose connection broke is closed and replaced when next needed. */
   done(lane: Lane, broken?: Error): void;
   close(): Promise<void>;
+  /** Lanes open, and batches sent on them that have not finished (metrics). */
+  stats(): { open: number; inFlight: number };
 };
 
 /** How long a lane may go without finishing a batch before new batches avoid it. */
@@ -79,6 +81,11 @@ export function readLanes(
       lane.inFlight--;
       lane.since = now();
       if (broken) drop(lane);
+    },
+    stats() {
+      let inFlight = 0;
+      for (const lane of lanes) inFlight += lane.inFlight;
+      return { open: lanes.length, inFlight };
     },
     async close() {
       await Promise.all(lanes.splice(0).map((lane) => lane.client.end().catch(() => {})));

@@ -13,5 +13,7 @@ export type AppEnv = {
     clientIp: string;
     /** X-Request-Id and CORS headers for the final response (cors.ts, FinalHeaders). */
     finalHeaders: FinalHeaders;
+    /** The MCP endpoint's metrics target: the tool called, or the JSON-RPC method (src/mcp/route.ts). */
+    mcpTarget: string;
   };
 };

@@ -83,7 +83,7 @@ async function meterCallLater(s: Services, principal: Principal): Promise<void> 
   // One reading of the clock, so the day counted and the wait announced cannot disagree.
   const now = s.now();
   const r = await s.limits.apiCallsPerDay.hit(dayKey(org, now));
-  withinQuota(r, (await s.plans.forOrganization(org))?.limits.api_calls_per_day, now);
+  withinQuota(s, r, (await s.plans.forOrganization(org))?.limits.api_calls_per_day, now);
 }
 
 /** meterCallLater without a promise, when it can be; false, with nothing counted, otherwise. */
@@ -96,7 +96,7 @@ function meterCallNow(s: Services, principal: Principal): boolean {
   withinStandard(standard.hitNow(callerKey(principal)));
   if (!org) return true;
   const now = s.now();
-  withinQuota(apiCallsPerDay.hitNow(dayKey(org, now)), plan?.limits.api_calls_per_day, now);
+  withinQuota(s, apiCallsPerDay.hitNow(dayKey(org, now)), plan?.limits.api_calls_per_day, now);
   return true;
 }
 
@@ -122,8 +122,9 @@ function withinStandard(r: LimitResult): void {
   if (!r.allowed) throw rateLimited(r.retryAfterSeconds);
 }
 
-function withinQuota(r: LimitResult, limit: number | null | undefined, now: Date): void {
+function withinQuota(s: Services, r: LimitResult, limit: number | null | undefined, now: Date): void {
   if (limit === null || limit === undefined || r.consumed <= limit) return;
+  s.metrics.refusals.inc({ limit: 'api-calls-per-day' });
   const wait = secondsToUtcMidnight(now);
   throw new AppError(
     429,

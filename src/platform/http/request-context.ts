@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import { getConnInfo } from '@hono/node-server/conninfo';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import { routePath } from 'hono/route';
 import { accessLog, type Logger, lazyChild } from '../log.ts';
+import type { RequestDurations } from '../metrics/request-durations.ts';
+import { appRouteLabels } from '../metrics/route-labels.ts';
 import { clientIp } from './client-ip.ts';
 import { addHeaders, type FinalHeaders } from './cors.ts';
 import type { AppEnv } from './env.ts';
@@ -18,7 +21,11 @@ export const requestIdOf = (incoming: string | undefined): string =>
  * so a trace crosses a gateway), the caller's address, and one access-log line per request.
  * Only method, path, status and timing are logged: never headers, query strings or bodies.
  */
-export function requestContext(log: Logger, proxies: BlockList | null): MiddlewareHandler<AppEnv> {
+export function requestContext(
+  log: Logger,
+  proxies: BlockList | null,
+  durations?: RequestDurations,
+): MiddlewareHandler<AppEnv> {
   const access = accessLog(log);
   return async (c, next) => {
     const requestId = requestIdOf(c.req.header('x-request-id'));
@@ -39,5 +46,20 @@ export function requestContext(log: Logger, proxies: BlockList | null): Middlewa
     // On the final response, without a copy (cors.ts).
     addHeaders(c, final.list);
     access(requestId, c.req.method, c.req.path, c.res.status, started);
+    if (durations) {
+      const [route, target] = appRouteLabels(templateOf(c), c.req.path, c.get('mcpTarget'));
+      durations.observe(route, target, c.req.method, c.res.status, started);
+    }
   };
+}
+
+const isCatchAll = (t: string) => t === '*' || t === '/*';
+
+/**
+ * The template of the route that answered; when that was a catch-all middleware (the body limit
+ * refusing, or no route at all), the last route the router matched for the path.
+ */
+function templateOf(c: Context): string {
+  const t = routePath(c);
+  return isCatchAll(t) ? routePath(c, -1) : t;
 }
