@@ -3,9 +3,11 @@ import { ConfigError, loadConfig } from '../config.ts';
 import { startService } from '../main.ts';
 import { migrate } from '../platform/db/migrate.ts';
 import { createLogger } from '../platform/log.ts';
+import { backupCommand } from './backup.ts';
 import { exitOnCrash } from './crash.ts';
 import { setPlanCommand } from './org-set-plan.ts';
 import { purgeCommand } from './purge.ts';
+import { restoreCommand } from './restore.ts';
 import { openForCommand, serviceUrl } from './running-service.ts';
 import { replayCommand } from './webhooks-replay.ts';
 import { startWorker } from './worker.ts';
@@ -19,6 +21,8 @@ const USAGE = `usage: svc <command>
   org set-plan <org_id> <plan>  move an organization to free | starter | growth | scale
   webhooks replay <id>|--failed process a webhook event again, or every failed and rejected one
   purge                         delete what is older than each organization's data retention now; prints counts
+  backup <file>                 the embedded database, keys and stored files in one file (0600), service running or not
+  restore <file>                a backup into an empty DATA_DIR (refused while a service runs there)
   dev fake-graph [--port N]     run a local fake of Meta's Graph API (development only); prints its URL
   dev fake-shopify [--port N]   run a local fake of Shopify (install, shop, webhooks; development only)
   dev fake-stripe [--port N]    run a local fake of Stripe (development only); prints the settings to use
@@ -81,6 +85,10 @@ async function main(argv: string[]): Promise<number> {
       break;
     case 'purge':
       return purgeCommand(config, rest);
+    case 'backup':
+      return backupCommand(config, rest);
+    case 'restore':
+      return restoreCommand(config, rest);
     case 'dev':
       // Loaded only here: a running service never has the fake in its process.
       if (rest[0] === 'fake-graph')

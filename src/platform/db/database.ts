@@ -73,6 +73,12 @@ export interface Database {
   /** Calls `onNotify` on every NOTIFY of `channel` (other processes' migrations); returns a stop. */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+  /**
+   * The embedded engine only: its whole data directory as a tar (PGlite's `dumpDataDir`), taken
+   * between transactions after a checkpoint, so it opens without replaying anything
+   * (`svc backup`, src/cli/backup.ts). PostgreSQL has pg_dump instead (docs/operations.md).
+   */
+  dumpDataDir?(): Promise<Blob>;
 }
 
 /** The role and claims a principal runs under, as PostgREST derives them from the JWT. */
