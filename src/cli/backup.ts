@@ -39,6 +39,13 @@ export async function backupCommand(config: Config, args: string[]): Promise<num
     return 1;
   }
   const target = path.resolve(args[0] as string);
+  // Before the dump, which costs the service a pause: a target that cannot be written is known now.
+  if (!existsSync(path.dirname(target))) {
+    process.stderr.write(
+      `svc: ${path.dirname(target)} does not exist: make it first (the backup goes in it)\n`,
+    );
+    return 1;
+  }
   const dump = await dumpOnce(config);
   try {
     const manifest = await keysManifest(config);

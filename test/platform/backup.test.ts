@@ -3,6 +3,7 @@
 // the service runs and a restore into a fresh DATA_DIR; a damaged file, a DATA_DIR in use or not
 // empty, and PostgreSQL are refused with a message that says why, and leave nothing behind.
 import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -119,9 +120,15 @@ describe.skipIf(onPostgres())('svc backup and svc restore on the embedded databa
       expect(backup.code, backup.stderr).toBe(0);
       expect(JSON.parse(backup.stdout)).toMatchObject({ file, objects: 1 });
       expect(statSync(file).mode & 0o777).toBe(0o600);
-      // The service kept running and serving throughout.
+      // The service kept running and serving throughout; its dump was taken away, not left behind.
       const during = await call(service.target, 'GET', '/auth/v1/user', { token: owner.access_token });
       expect(during.status).toBe(200);
+      expect(readdirSync(path.join(dataDir, 'backup-dumps'))).toEqual([]);
+      // Only the operator may have the service dump its database.
+      const asOwner = await call(service.target, 'POST', '/functions/v1/database-dump', {
+        token: owner.access_token,
+      });
+      expect(asOwner.status).toBe(403);
 
       const restored = tempDir('restored');
       const restore = await runCli(['restore', file], { DATA_DIR: restored, LOG_LEVEL: 'silent' });
@@ -183,7 +190,7 @@ describe.skipIf(onPostgres())('svc backup and svc restore on the embedded databa
   );
 
   it(
-    'a restore is refused into a DATA_DIR that is not empty, or where a service runs, and changes nothing there',
+    'a restore is refused into a DATA_DIR that is not empty, where a service runs, or with another secrets key, and changes nothing there',
     async () => {
       const file = path.join(tempDir('file'), 'b.tgz');
       expect((await runCli(['backup', file], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' })).code).toBe(0);
@@ -198,6 +205,19 @@ describe.skipIf(onPostgres())('svc backup and svc restore on the embedded databa
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/notes\.txt exists: restore goes into an empty DATA_DIR/);
       expect(readdirSync(used)).toEqual(['notes.txt']);
+
+      // Another secrets key would leave every sealed token unopenable: refused, naming both keys.
+      const fresh = tempDir('other-key');
+      const otherKey = await runCli(['restore', file], {
+        DATA_DIR: fresh,
+        LOG_LEVEL: 'silent',
+        SECRETS_KEY: randomBytes(32).toString('base64'),
+      });
+      expect(otherKey.code).toBe(1);
+      expect(otherKey.stderr).toMatch(
+        /SECRETS_KEY here is key \w{8}, the backup's secrets were sealed with key \w{8}/,
+      );
+      expect(emptyOrAbsent(fresh)).toEqual([]);
     },
     GUARD,
   );
