@@ -87,8 +87,9 @@ export async function restoreCommand(config: Config, args: string[]): Promise<nu
       moved.push(to);
     };
     put(database, path.join(dataDir, 'pglite'));
-    for (const name of readdirSync(path.join(staging, 'keys'), { withFileTypes: true }))
-      put(path.join(staging, 'keys', name.name), path.join(dataDir, name.name));
+    // No key files at all when both keys were configured (JWT_PRIVATE_KEY, SECRETS_KEY).
+    for (const name of contents(path.join(staging, 'keys')))
+      put(name, path.join(dataDir, path.basename(name)));
     for (const part of ['objects', 'meta']) put(path.join(storageStaging, part), path.join(storageDir, part));
     tightenTree(dataDir);
     const objects = manifest.entries.filter((e) => e.name.startsWith('storage/objects/')).length;
