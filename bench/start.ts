@@ -1,11 +1,13 @@
 // How long `svc` takes to be useful (issue 29): from spawning `svc start` on an existing DATA_DIR to
-// its first 200 from /health, and a whole `svc keys`, as `bin/svc.js` runs them (the JavaScript
-// bundle, bin/build.mjs) beside the way they ran before it (src/ loaded as TypeScript through tsx's
-// loader, as the old bin/svc.js did), in the same run. Rounds interleave the two; medians printed.
-// The embedded database by default, DATABASE_URL for PostgreSQL. BENCH_ROUNDS (default 5).
-// A benchmark, not a test: it never fails on a figure.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+// its first 200 from /health, and a whole `svc keys`, as `bin/svc.js` runs them now (the JavaScript
+// bundle, bin/build.mjs, each command loading only its own code) beside the start as it was before
+// issue 29: the tree of BENCH_BASELINE_REV (default c586119, the last commit before) exported by
+// `git archive` to a scratch directory, sharing this checkout's node_modules, its bin/svc.js loading
+// src/ through tsx. Rounds interleave the two; medians printed. The embedded database by default,
+// DATABASE_URL for PostgreSQL. BENCH_ROUNDS (default 5). A benchmark, not a test: it never fails on
+// a figure.
+import { execSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -14,9 +16,13 @@ import { median } from './child.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const REV = process.env.BENCH_BASELINE_REV ?? 'c586119';
+const before = mkdtempSync(path.join(tmpdir(), 'svc-bench-start-before-'));
+execSync(`git archive ${REV} | tar -x -C ${before}`, { cwd: root });
+symlinkSync(path.join(root, 'node_modules'), path.join(before, 'node_modules'));
 const WAYS = {
   bundle: [path.join(root, 'bin/svc.js')],
-  tsx: ['--import', 'tsx', path.join(root, 'src/cli/main.ts')],
+  tsx: [path.join(before, 'bin/svc.js')],
 } as const;
 type Way = keyof typeof WAYS;
 
@@ -93,9 +99,10 @@ try {
     const [b, t] = [median(times[what].bundle), median(times[what].tsx)];
     const label = what === 'start' ? 'svc start → /health' : 'svc keys';
     console.log(
-      `${label}: ${b.toFixed(0)} ms against ${t.toFixed(0)} ms through tsx = ${(b / t).toFixed(2)}× (goal ≤ ${goal}×)`,
+      `${label}: ${b.toFixed(0)} ms against ${t.toFixed(0)} ms before (${REV}, through tsx) = ${(b / t).toFixed(2)}× (goal ≤ ${goal}×)`,
     );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
+  rmSync(before, { recursive: true, force: true });
 }

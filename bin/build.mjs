@@ -1,8 +1,8 @@
-// Builds the JavaScript `svc` runs (dist/svc.mjs) from src/: one ESM bundle of our code, packages
+// Builds the JavaScript `svc` runs (dist/svc.mjs) from src/: ESM bundles of our code, packages
 // left as imports (docs/decisions.md, "JavaScript at run time"). `npm install` runs it (package.json
 // "prepare"); bin/svc.js runs it again only when src/ changed since, so a checkout
 // being edited never runs stale code and a deployment never loads a compiler.
-import { mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = (p) => fileURLToPath(new URL(`../${p}`, import.meta.url));
@@ -32,26 +32,32 @@ export function stale() {
 export async function build() {
   // Loaded here only: a start with a fresh bundle never loads esbuild.
   const { build: esbuild } = await import('esbuild');
-  const out = await esbuild({
-    entryPoints: [root('src/cli/main.ts')],
+  // Chunks, so a command loads only its own code (src/cli/main.ts imports each command when it
+  // runs). A build goes to a directory of its own and dist/svc.mjs, which imports its entry, is
+  // replaced last by a rename: several processes may find the bundle stale at once, and none may
+  // import half a build, nor lose the chunks of the one it started on.
+  const id = `build-${Date.now()}-${process.pid}`;
+  await esbuild({
+    entryPoints: { svc: root('src/cli/main.ts') },
     bundle: true,
+    splitting: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20.19',
+    target: 'node22.12',
     packages: 'external',
     sourcemap: 'linked',
-    outfile: BUNDLE,
-    write: false,
+    outdir: root(`dist/${id}`),
+    outExtension: { '.js': '.mjs' },
     logLevel: 'warning',
   });
-  // Written beside and renamed into place: several processes (tests, a worker started with the
-  // service) may find the bundle stale at once, and none may import a half-written file.
-  mkdirSync(root('dist'), { recursive: true });
-  for (const file of out.outputFiles) {
-    const tmp = `${file.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, file.contents);
-    renameSync(tmp, file.path);
-  }
+  const tmp = `${BUNDLE}.${process.pid}.tmp`;
+  writeFileSync(tmp, `import './${id}/svc.mjs';\n`);
+  renameSync(tmp, BUNDLE);
+  // The two newest builds stay: the one just made and the one a process may still be starting on.
+  const builds = readdirSync(root('dist'))
+    .filter((name) => name.startsWith('build-'))
+    .sort((a, b) => Number(b.split('-')[1]) - Number(a.split('-')[1]));
+  for (const old of builds.slice(2)) rmSync(root(`dist/${old}`), { recursive: true, force: true });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await build();

@@ -14,6 +14,10 @@ const schema = z.object({
   DATABASE_POOL_SIZE: int(10),
   // Connections that single-statement reads share, pipelined (src/platform/db/read-lanes.ts).
   DATABASE_READ_CONNECTIONS: int(1),
+  // `transaction`: DATABASE_URL is a pooler in transaction mode (src/platform/db/pg-pooled.ts).
+  DATABASE_POOL_MODE: z.enum(['session', 'transaction']).default('session'),
+  // A connection past the pooler, for LISTEN only (transaction mode).
+  DATABASE_DIRECT_URL: z.string().url().optional(),
   PUBLIC_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Signing key given by configuration (PEM PKCS#8 or a private JWK as JSON) instead of the data dir.
@@ -226,6 +230,10 @@ export type Config = {
   databaseUrl: string | undefined;
   databasePoolSize: number;
   databaseReadConnections: number;
+  /** `transaction`: databaseUrl is a pooler in transaction mode (no named statements, no LISTEN). */
+  databasePoolMode: 'session' | 'transaction';
+  /** Past the pooler, for LISTEN; unset in transaction mode: notices are not heard (pg-pooled.ts). */
+  databaseDirectUrl: string | undefined;
   /** Unset means: derive from the address the server actually listens on. */
   publicUrl: string | undefined;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
@@ -424,6 +432,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     databaseReadConnections: e.DATABASE_READ_CONNECTIONS,
+    databasePoolMode: e.DATABASE_POOL_MODE,
+    databaseDirectUrl: e.DATABASE_DIRECT_URL,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     logLevel: e.LOG_LEVEL,
     jwtPrivateKey: e.JWT_PRIVATE_KEY,

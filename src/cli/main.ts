@@ -1,16 +1,10 @@
 import { loadSigningKeys } from '../auth/signing-keys.ts';
 import { ConfigError, loadConfig } from '../config.ts';
-import { startService } from '../main.ts';
-import { migrate } from '../platform/db/migrate.ts';
-import { createLogger } from '../platform/log.ts';
-import { backupCommand } from './backup.ts';
-import { exitOnCrash } from './crash.ts';
-import { setPlanCommand } from './org-set-plan.ts';
-import { purgeCommand } from './purge.ts';
-import { restoreCommand } from './restore.ts';
-import { openForCommand, serviceUrl } from './running-service.ts';
-import { replayCommand } from './webhooks-replay.ts';
-import { startWorker } from './worker.ts';
+import { serviceUrl } from './service-url.ts';
+
+// Each command imports its code when it runs (`await import`), so `svc keys` or `svc --help` does
+// not load the HTTP server, the database drivers and the queue first; the bundle `svc` runs keeps
+// them in chunks of their own (bin/build.mjs).
 
 const USAGE = `usage: svc <command>
 
@@ -34,6 +28,11 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   switch (command) {
     case 'start': {
+      const [{ startService }, { exitOnCrash }, { createLogger }] = await Promise.all([
+        import('../main.ts'),
+        import('./crash.ts'),
+        import('../platform/log.ts'),
+      ]);
       // Its worker runs inline (WORKER=inline): a crash is recorded on the jobs it held (crash.ts).
       exitOnCrash(createLogger(config.logLevel));
       const service = await startService(config);
@@ -49,6 +48,11 @@ async function main(argv: string[]): Promise<number> {
       return -1; // keep running
     }
     case 'worker': {
+      const [{ startWorker }, { exitOnCrash }, { createLogger }] = await Promise.all([
+        import('./worker.ts'),
+        import('./crash.ts'),
+        import('../platform/log.ts'),
+      ]);
       exitOnCrash(createLogger(config.logLevel));
       const stop = await startWorker(config);
       const exit = async () => {
@@ -61,6 +65,10 @@ async function main(argv: string[]): Promise<number> {
       return -1; // keep running
     }
     case 'migrate': {
+      const [{ openForCommand }, { migrate }] = await Promise.all([
+        import('./running-service.ts'),
+        import('../platform/db/migrate.ts'),
+      ]);
       const db = await openForCommand(config, 'migrate');
       try {
         const applied = await migrate(db);
@@ -78,17 +86,18 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'org':
-      if (rest[0] === 'set-plan' && rest[1] && rest[2]) return setPlanCommand(config, rest[1], rest[2]);
+      if (rest[0] === 'set-plan' && rest[1] && rest[2])
+        return (await import('./org-set-plan.ts')).setPlanCommand(config, rest[1], rest[2]);
       break;
     case 'webhooks':
-      if (rest[0] === 'replay') return replayCommand(config, rest[1]);
+      if (rest[0] === 'replay') return (await import('./webhooks-replay.ts')).replayCommand(config, rest[1]);
       break;
     case 'purge':
-      return purgeCommand(config, rest);
+      return (await import('./purge.ts')).purgeCommand(config, rest);
     case 'backup':
-      return backupCommand(config, rest);
+      return (await import('./backup.ts')).backupCommand(config, rest);
     case 'restore':
-      return restoreCommand(config, rest);
+      return (await import('./restore.ts')).restoreCommand(config, rest);
     case 'dev':
       // Loaded only here: a running service never has the fake in its process.
       if (rest[0] === 'fake-graph')

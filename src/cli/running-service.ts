@@ -1,20 +1,10 @@
-import { type Config, resolvePublicUrl } from '../config.ts';
-import { lockDataDir, lockHolder } from '../platform/data-dir-lock.ts';
+import type { Config } from '../config.ts';
+import { lockDataDir } from '../platform/data-dir-lock.ts';
 import type { Database } from '../platform/db/database.ts';
 import { openDatabase } from '../platform/db/open.ts';
 import { makePrivate } from '../platform/private-dir.ts';
 
-/**
- * The URL of the service running on this data directory (the embedded default records it in
- * DATA_DIR/svc.lock), or null when none runs there or the database is PostgreSQL.
- */
-export function runningServiceUrl(config: Config): string | null {
-  return config.databaseUrl ? null : (lockHolder(config.dataDir)?.url ?? null);
-}
-
-/** Where the service is, or would be: the running one, else the configured address. */
-export const serviceUrl = (config: Config) =>
-  runningServiceUrl(config) ?? resolvePublicUrl(config, config.port);
+export { runningServiceUrl, serviceUrl } from './service-url.ts';
 
 /**
  * The database for a one-off command. On the embedded default the command holds the data

@@ -32,7 +32,7 @@ const storeMeta = (jobs: string) => `with route as (
     insert into app.webhook_events (organization_id, delivery, provider, account_id, delivery_id, topic)
     select distinct on (route.id) route.organization_id, d.id, 'meta', route.id, $1, $3
       from route, d order by route.id, route.ord
-    on conflict (provider, delivery_id, account_id) do nothing returning organization_id, id
+    on conflict (organization_id, provider, delivery_id, account_id) do nothing returning organization_id, id
   ), jobs as (
     ${jobs}
   )

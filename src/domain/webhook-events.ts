@@ -53,7 +53,7 @@ export async function storeDelivery(
       const [event] = await tx.query<{ id: string }>(
         `insert into app.webhook_events (organization_id, delivery, provider, account_id, delivery_id, topic)
          values ($1, $2, $3, $4, $5, $6)
-         on conflict (provider, delivery_id, account_id) do nothing returning id`,
+         on conflict (organization_id, provider, delivery_id, account_id) do nothing returning id`,
         [account.organization_id, delivery.id, d.provider, account.id, d.deliveryId, d.topic],
       );
       if (!event) continue;

@@ -36,7 +36,7 @@ export default async function setup(project: TestProject) {
     const template = `svc_tpl_${process.pid}_${Date.now()}`;
     const admin = openPostgres(adminUrl(server), 1);
     await admin.query(`create database ${template}`);
-    const db = openPostgres(databaseUrl(server, template), 2);
+    const db = openPostgres(databaseUrl(adminUrl(server), template), 2);
     await migrate(db);
     await installQueue(db);
     await db.close();

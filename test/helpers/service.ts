@@ -6,10 +6,10 @@ import { type Config, loadConfig } from '../../src/config.ts';
 import { startFakeShopify } from '../../src/dev/fake-shopify/server.ts';
 import type { MakeJob, MediaUrl } from '../../src/jobs/index.ts';
 import { type RunningService, startService } from '../../src/main.ts';
-import { openPostgres } from '../../src/platform/db/pg.ts';
+import type { Database } from '../../src/platform/db/database.ts';
 import { flushAccessLines } from '../../src/platform/log.ts';
 import { type FakeGraph, startFakeGraph } from '../fakes/graph/index.ts';
-import { type FreshDatabase, freshDatabase } from './db.ts';
+import { type FreshDatabase, freshDatabase, openTestPostgres } from './db.ts';
 
 export type TestService = RunningService & {
   anonKey: string;
@@ -46,7 +46,16 @@ export async function startTestService(
     jobs,
     mediaUrl,
     databaseUrl,
-  }: { dataDir?: string; now?: () => Date; jobs?: MakeJob[]; mediaUrl?: MediaUrl; databaseUrl?: string } = {},
+    database,
+  }: {
+    dataDir?: string;
+    now?: () => Date;
+    jobs?: MakeJob[];
+    mediaUrl?: MediaUrl;
+    databaseUrl?: string;
+    /** Opened by the test (with `databaseUrl`, its URL): the service closes it at its stop. */
+    database?: Database;
+  } = {},
 ): Promise<TestService> {
   const dir = dataDir ?? mkdtempSync(path.join(tmpdir(), 'svc-test-'));
   // Connecting asks the provider (src/channels/account-proof.ts): never the real one from a test.
@@ -59,9 +68,15 @@ export async function startTestService(
     BCRYPT_COST: '10',
     ...(openGraph ? { META_GRAPH_URL: openGraph.url, META_INSTAGRAM_GRAPH_URL: openGraph.url } : {}),
     ...(openShopify ? { SHOPIFY_SHOP_URL: openShopify.shopUrl } : {}),
+    // The run's pool mode (.ci/run); the database itself is opened by the helpers (db.ts).
+    ...(process.env.DATABASE_POOL_MODE ? { DATABASE_POOL_MODE: process.env.DATABASE_POOL_MODE } : {}),
     ...env,
   });
-  const fresh = databaseUrl ? ownDatabase(databaseUrl) : await freshDatabase();
+  const fresh = database
+    ? { db: database, url: databaseUrl, drop: async () => {} }
+    : databaseUrl
+      ? ownDatabase(databaseUrl)
+      : await freshDatabase();
   const captured: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {
@@ -106,7 +121,7 @@ export async function startTestService(
 
 /** The test's own database: the service closes it at its stop; the test removes it. */
 const ownDatabase = (url: string): FreshDatabase => ({
-  db: openPostgres(url, 10),
+  db: openTestPostgres(url, 10),
   url,
   drop: async () => {},
 });

@@ -6,8 +6,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { PostgrestClient } from '@supabase/postgrest-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgres } from '../../src/platform/db/pg.ts';
-import { onPostgres } from '../helpers/db.ts';
+import { onPostgres, openTestPostgres } from '../helpers/db.ts';
 import { type Session, signUp } from '../helpers/http.ts';
 import { agentToken, mcpClient, rpcPost } from '../helpers/mcp.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -107,7 +106,7 @@ describe('revoking an agent key', () => {
     async () => {
       const { agent } = await liveAgent('Silent Revocation');
       // Revoked with the triggers off (session_replication_role = replica): no notice is sent.
-      const db = openPostgres(revoker.databaseUrl as string, 1);
+      const db = openTestPostgres(revoker.databaseUrl as string, 1);
       try {
         await db.transaction(async (tx) => {
           await tx.query('set local session_replication_role = replica');

@@ -6,7 +6,6 @@
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/platform/db/database.ts';
-import { openPostgres } from '../../src/platform/db/pg.ts';
 import { openQueue } from '../../src/platform/queue/pg-boss.ts';
 import type {
   JobDefinition,
@@ -15,7 +14,7 @@ import type {
   JobPolicy,
   Queue,
 } from '../../src/platform/queue/queue.ts';
-import { type FreshDatabase, freshDatabase, onPostgres } from '../helpers/db.ts';
+import { type FreshDatabase, freshDatabase, onPostgres, openTestPostgres } from '../helpers/db.ts';
 
 const silent = pino({ level: 'silent' });
 // Short delays so retries happen within the test; the rule is the same as in production.
@@ -298,7 +297,7 @@ describe('job queue', () => {
         },
       });
       // Each worker with its own pool, as two processes would have.
-      const other = openPostgres(fresh.url as string, 5);
+      const other = openTestPostgres(fresh.url as string, 5);
       try {
         const a = await startQueue([worker('a')], { work: false });
         const b = await startQueue([worker('b')], { work: false, db: other });

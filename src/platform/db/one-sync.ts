@@ -48,7 +48,7 @@ export class OneSync extends Query {
   /** A result has begun, so every Parse of the batch (they come first) has run. */
   private described = false;
 
-  constructor(private readonly statements: [Statement, Statement]) {
+  constructor(protected readonly statements: [Statement, Statement]) {
     super({ text: statements[1].text, name: statements[1].name, values: statements[1].values });
   }
 
@@ -116,6 +116,31 @@ export class OneSync extends Query {
     if (!this.conn) return;
     this.conn.parsedStatements[name] = text;
     delete this.conn.submittedNamedStatements[name];
+  }
+}
+
+/**
+ * The same batch for a transaction-mode pooler (pg-pooled.ts), where every statement is unnamed:
+ * a Parse of the unnamed statement replaces the one before it, so each Parse is followed by its
+ * own Bind, Describe and Execute before the next. Still one Sync: one implicit transaction that a
+ * pooler keeps on one server connection, and one round trip. Nothing is recorded as parsed.
+ */
+export class UnnamedOneSync extends OneSync {
+  override submit(connection: unknown): Error | null {
+    const c = connection as Connection;
+    c.stream.cork();
+    try {
+      for (const s of this.statements) {
+        c.parse({ text: s.text, name: '' });
+        c.bind({ statement: '', values: s.values ?? [], valueMapper: prepareValue });
+        c.describe({ type: 'P', name: '' });
+        c.execute({});
+      }
+      c.sync();
+    } finally {
+      c.stream.uncork();
+    }
+    return null;
   }
 }
 

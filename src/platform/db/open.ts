@@ -3,12 +3,24 @@ import type { Config } from '../../config.ts';
 import { tightenTree } from '../private-dir.ts';
 import type { Database } from './database.ts';
 import { openPostgres } from './pg.ts';
+import { openPostgresPooled } from './pg-pooled.ts';
 import { openPglite } from './pglite.ts';
 
 /** PostgreSQL when DATABASE_URL is set, else the embedded PGlite in DATA_DIR/pglite. */
 export async function openDatabase(
-  config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'databaseReadConnections' | 'dataDir'>,
+  config: Pick<
+    Config,
+    | 'databaseUrl'
+    | 'databasePoolSize'
+    | 'databaseReadConnections'
+    | 'databasePoolMode'
+    | 'databaseDirectUrl'
+    | 'dataDir'
+  >,
 ): Promise<Database> {
+  // Behind a transaction-mode pooler: decided here, once, not on every statement.
+  if (config.databaseUrl && config.databasePoolMode === 'transaction')
+    return openPostgresPooled(config.databaseUrl, config.databasePoolSize, config.databaseDirectUrl);
   if (config.databaseUrl)
     return openPostgres(config.databaseUrl, config.databasePoolSize, config.databaseReadConnections);
   // PGlite chmods the files it makes to 0666 whatever the umask: made private again once they

@@ -15,12 +15,12 @@ import { forgetOnError, prepared } from './statement-cache.ts';
 
 // int8 (counts, sequences) as numbers, as PGlite returns them; numeric stays a string (money).
 const parseInt8 = (v: string) => Number(v);
-const types = {
+export const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === 20 ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
-const wrap = (client: pg.ClientBase | pg.Pool): Connection => ({
+export const wrap = (client: pg.ClientBase | pg.Pool): Connection => ({
   async query<T extends Row>(sql: string, params?: unknown[]) {
     return (await client.query(sql, params as unknown[])).rows as T[];
   },
@@ -129,7 +129,7 @@ export const CONNECT_TIMEOUT_MS = 10_000;
  * request answers 503: errors.ts), and `release()` sees the client is no longer queryable and
  * discards it; the next checkout opens a new connection.
  */
-function resilientPool(config: pg.PoolConfig): pg.Pool {
+export function resilientPool(config: pg.PoolConfig): pg.Pool {
   const pool = new pg.Pool({ connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...config });
   pool.on('connect', (client) => client.on('error', () => {}));
   pool.on('error', () => {}); // an idle client's loss, after the pool has discarded it
@@ -241,7 +241,7 @@ const RELISTEN_MS = [250, 5_000] as const;
  * once when it is back, as if one had come. The first connection must succeed (the service does
  * not start without its database); later ones are retried with a doubling wait.
  */
-async function listenWithReconnect(url: string, channel: string, onNotify: () => void) {
+export async function listenWithReconnect(url: string, channel: string, onNotify: () => void) {
   const name = channel.replace(/[^a-z_]/g, '');
   let live = false; // listened once: from then on a lost connection is tried again
   let stopped = false;
