@@ -81,3 +81,9 @@ export async function loadSigningKeys(dataDir: string, configuredKey?: string): 
   }
   return { kid, privateKey, publicJwk, anonKey: stored.anon_key, serviceRoleKey: stored.service_role_key };
 }
+
+/** The `kid` a configured JWT_PRIVATE_KEY signs with (to tell whether a backup's tokens verify). */
+export async function configuredKeyId(configuredKey: string): Promise<string> {
+  const { d: _private, ...pub } = await exportJWK(await fromConfig(configuredKey));
+  return calculateJwkThumbprint(pub);
+}

@@ -15,6 +15,8 @@ const USAGE = `usage: svc <command>
   org set-plan <org_id> <plan>  move an organization to free | starter | growth | scale
   webhooks replay <id>|--failed process a webhook event again, or every failed and rejected one
   purge                         delete what is older than each organization's data retention now; prints counts
+  backup <file>                 the embedded database, keys and stored files in one file (0600), service running or not
+  restore <file>                a backup into an empty DATA_DIR (refused while a service runs there)
   dev fake-graph [--port N]     run a local fake of Meta's Graph API (development only); prints its URL
   dev fake-shopify [--port N]   run a local fake of Shopify (install, shop, webhooks; development only)
   dev fake-stripe [--port N]    run a local fake of Stripe (development only); prints the settings to use
@@ -92,6 +94,10 @@ async function main(argv: string[]): Promise<number> {
       break;
     case 'purge':
       return (await import('./purge.ts')).purgeCommand(config, rest);
+    case 'backup':
+      return (await import('./backup.ts')).backupCommand(config, rest);
+    case 'restore':
+      return (await import('./restore.ts')).restoreCommand(config, rest);
     case 'dev':
       // Loaded only here: a running service never has the fake in its process.
       if (rest[0] === 'fake-graph')

@@ -18,6 +18,7 @@ import { connectShopify } from './connect-shopify.ts';
 import { connectWhatsApp } from './connect-whatsapp.ts';
 import { connectedAccounts } from './connected-accounts.ts';
 import { conversations } from './conversations.ts';
+import { databaseDump } from './database-dump.ts';
 import { internalWebhook } from './internal-webhook.ts';
 import { invitations } from './invitations.ts';
 import { orders } from './orders.ts';
@@ -73,6 +74,7 @@ const SIGNED_IN = [
   'invitations',
   'organization-switch',
   'organization-plan',
+  'database-dump',
   ...IN_ORGANIZATION,
 ];
 
@@ -98,6 +100,7 @@ export function functionRoutes(s: Services) {
     invitations(s),
     organizationSwitch(s),
     organizationPlan(s),
+    databaseDump(s),
     agentRegister(s),
     agentAuth(s),
     agentApiKeyCreate(s),

@@ -75,6 +75,12 @@ export interface Database {
   close(): Promise<void>;
   /** How the connections are used now, for metrics; absent on PGlite (one engine, no pool). */
   stats?(): PoolStats;
+  /**
+   * The embedded engine only: its whole data directory as a tar (PGlite's `dumpDataDir`), taken
+   * between transactions after a checkpoint, so it opens without replaying anything
+   * (`svc backup`, src/cli/backup.ts). PostgreSQL has pg_dump instead (docs/operations.md).
+   */
+  dumpDataDir?(): Promise<Blob>;
 }
 
 /** The pool's connections and waiting callers, and the shared read lanes' (read-lanes.ts). */
