@@ -25,7 +25,7 @@ import { loadSecrets } from './platform/secrets.ts';
 import { createDiskStore } from './platform/storage/disk-store.ts';
 import type { ObjectStore } from './platform/storage/object-store.ts';
 import { tracedDatabase } from './platform/tracing/traced-database.ts';
-import { startTracing, type Tracing, tracedListener } from './platform/tracing/tracing.ts';
+import type { Tracing } from './platform/tracing/tracing.ts';
 import { loadSchemaCache, reloadSchemaCache } from './rest/schema-cache.ts';
 import { createLimits, type Services } from './services.ts';
 import { mediaUrlSigner } from './storage/signed-url.ts';
@@ -82,8 +82,12 @@ export async function startService(
   }
 
   // From here on, statements under a request's span are spans of their own (when tracing).
+  // The SDK is loaded only then: a start without tracing never loads it.
   const tracing: Tracing | undefined = config.tracing.endpoint
-    ? startTracing(config.tracing.endpoint, config.tracing.serviceName)
+    ? (await import('./platform/tracing/tracing.ts')).startTracing(
+        config.tracing.endpoint,
+        config.tracing.serviceName,
+      )
     : undefined;
   if (tracing) db = tracedDatabase(db, tracing.tracer);
 
@@ -192,7 +196,7 @@ export async function startService(
     if (config.metrics.port !== undefined)
       metricsListener = await listenMetrics(metrics, config.metrics.port, config.metrics.host);
     const listener = requestListener(services);
-    http.bind(tracing ? tracedListener(tracing.tracer, listener) : listener);
+    http.bind(tracing ? tracing.listener(listener) : listener);
   } catch (err) {
     // Nothing half-started outlives a failed start.
     http.fail();

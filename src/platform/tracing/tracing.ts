@@ -26,6 +26,8 @@ import { requestIdOf } from '../http/request-context.ts';
  */
 export type Tracing = {
   tracer: Tracer;
+  /** The HTTP listener with a server span around each request (`tracedListener`). */
+  listener(l: Listener): Listener;
   /** Sends what is waiting and stops the exporter. */
   shutdown(): Promise<void>;
 };
@@ -49,6 +51,7 @@ export function startTracing(endpoint: string, serviceName: string): Tracing {
   traceOutsideCalls(tracer);
   return {
     tracer,
+    listener: (l) => tracedListener(tracer, l),
     shutdown: async () => {
       outsideTracer = outsideTracer === tracer ? undefined : outsideTracer;
       await provider.shutdown();
@@ -61,10 +64,9 @@ export function startTracing(endpoint: string, serviceName: string): Tracing {
  * a token), the status, and the request id, decided here so the handlers keep it (a well-formed
  * incoming X-Request-Id is kept by every handler, request-context.ts).
  */
-export function tracedListener(
-  tracer: Tracer,
-  listener: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
-): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+type Listener = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+function tracedListener(tracer: Tracer, listener: Listener): Listener {
   return (req, res) => {
     const requestId = requestIdOf(req.headers['x-request-id'] as string | undefined);
     req.headers['x-request-id'] = requestId;
