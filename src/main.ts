@@ -89,6 +89,8 @@ export async function startService(
         config.tracing.serviceName,
       )
     : undefined;
+  // Scrapes read the gauges through the database as it was: a scrape is no trace of its own.
+  const untraced = db;
   if (tracing) db = tracedDatabase(db, tracing.tracer);
 
   // The app is bound after listen, so that an ephemeral port can be part of the public URL;
@@ -115,8 +117,8 @@ export async function startService(
   lock?.setUrl(url);
 
   const metrics = createMetrics();
-  collectDatabase(metrics, db);
-  collectQueue(metrics, db);
+  collectDatabase(metrics, untraced);
+  collectQueue(metrics, untraced);
   let metricsListener: Awaited<ReturnType<typeof listenMetrics>> | undefined;
   let redis: Redis | undefined;
   let stopListening: (() => Promise<void>) | undefined;

@@ -14,7 +14,7 @@ import {
   VERSION,
 } from '../platform/backup/layout.ts';
 import { loadSecrets, SECRETS_KEY_FILE } from '../platform/secrets.ts';
-import { openForCommand, runningServiceUrl } from './running-service.ts';
+import { isConnectionRefused, openForCommand, runningServiceUrl } from './running-service.ts';
 
 export const ON_POSTGRES =
   'svc backup and svc restore are for the embedded database (DATA_DIR). On PostgreSQL, back up with ' +
@@ -94,7 +94,7 @@ async function dumpOnce(config: Config): Promise<string> {
       return file;
     } catch (err) {
       // It stopped between our look and our call: the database is free to open here.
-      if ((err as { cause?: { code?: string } }).cause?.code !== 'ECONNREFUSED') throw err;
+      if (!isConnectionRefused(err)) throw err;
     }
   }
   const db = await openForCommand(config, 'backup');

@@ -1,4 +1,3 @@
-import { loadSigningKeys } from '../auth/signing-keys.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { serviceUrl } from './service-url.ts';
 
@@ -79,6 +78,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'keys': {
+      const { loadSigningKeys } = await import('../auth/signing-keys.ts');
       const keys = await loadSigningKeys(config.dataDir, config.jwtPrivateKey);
       process.stdout.write(
         `${JSON.stringify({ url: serviceUrl(config), anon_key: keys.anonKey, service_role_key: keys.serviceRoleKey })}\n`,

@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import { setPlan } from '../domain/organizations.ts';
 import { SERVICE } from '../platform/db/database.ts';
 import { AppError } from '../platform/errors.ts';
-import { openForCommand, serviceUrl } from './running-service.ts';
+import { isConnectionRefused, openForCommand, serviceUrl } from './running-service.ts';
 
 /**
  * Asks the running service (organization-plan, with the service-role key), so the embedded
@@ -41,6 +41,3 @@ export async function setPlanCommand(config: Config, organizationId: string, pla
   process.stdout.write(`${JSON.stringify(result)}\n`);
   return 0;
 }
-
-const isConnectionRefused = (err: unknown) =>
-  (err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';

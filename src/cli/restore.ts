@@ -14,7 +14,15 @@ import { pipeline } from 'node:stream/promises';
 import { configuredKeyId } from '../auth/signing-keys.ts';
 import type { Config } from '../config.ts';
 import { BackupUnreadable, readArchive } from '../platform/backup/archive-read.ts';
-import { DATABASE, FORMAT, MANIFEST, type Manifest, placeOf, VERSION } from '../platform/backup/layout.ts';
+import {
+  DATABASE,
+  FORMAT,
+  MANIFEST,
+  type Manifest,
+  placeOf,
+  STORAGE_PARTS,
+  VERSION,
+} from '../platform/backup/layout.ts';
 import { LOCK_FILE, lockDataDir, lockHolder } from '../platform/data-dir-lock.ts';
 import { openPglite } from '../platform/db/pglite.ts';
 import { makePrivate, tightenTree } from '../platform/private-dir.ts';
@@ -90,7 +98,7 @@ export async function restoreCommand(config: Config, args: string[]): Promise<nu
     // No key files at all when both keys were configured (JWT_PRIVATE_KEY, SECRETS_KEY).
     for (const name of contents(path.join(staging, 'keys')))
       put(name, path.join(dataDir, path.basename(name)));
-    for (const part of ['objects', 'meta']) put(path.join(storageStaging, part), path.join(storageDir, part));
+    for (const part of STORAGE_PARTS) put(path.join(storageStaging, part), path.join(storageDir, part));
     tightenTree(dataDir);
     const objects = manifest.entries.filter((e) => e.name.startsWith('storage/objects/')).length;
     process.stdout.write(`${JSON.stringify({ restored: file, created_at: manifest.created_at, objects })}\n`);

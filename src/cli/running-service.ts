@@ -31,3 +31,7 @@ export async function openForCommand(config: Config, command: string): Promise<D
     throw err;
   }
 }
+
+/** The running service's port refused us: it stopped, and the database is free to open here. */
+export const isConnectionRefused = (err: unknown) =>
+  (err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';

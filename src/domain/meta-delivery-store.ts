@@ -1,7 +1,7 @@
 import type { Database } from '../platform/db/database.ts';
 import type { Queue } from '../platform/queue/queue.ts';
 import { NEWEST_PROOF, RECEIVES } from './connected-accounts.ts';
-import { PROCESS_WEBHOOK_EVENT } from './webhook-events.ts';
+import { EVENT_JOB, PROCESS_WEBHOOK_EVENT } from './webhook-events.ts';
 
 // Storing a verified Meta delivery (docs/webhooks.md, docs/decisions.md "Webhook receipt in one
 // autocommit statement"): its routes, raw body, events and their jobs in one statement, committed
@@ -42,9 +42,7 @@ const storeMeta = (jobs: string) => `with route as (
          1 / ((select count(*) from jobs) = (select count(*) from e))::int as complete`;
 
 /** The events' jobs, as `enqueue(…, {key: eventKey(job)})` would add them. */
-const EVENT_JOBS = `select e.organization_id::text || '/' || e.id::text as key,
-    json_build_object('organization_id', e.organization_id, 'event_id', e.id) as data
-  from e`;
+const EVENT_JOBS = `select ${EVENT_JOB} from e`;
 
 type Found = { routed: number[] | null; stored: number; events: string[] };
 

@@ -11,13 +11,15 @@ import { requireCurrentOrg, requireOrgAdmin } from './organizations.ts';
 export const PROCESS_WEBHOOK_EVENT = 'process-webhook-event';
 export type ProcessWebhookJob = { organization_id: string; event_id: string };
 
-/** The key an event's job is enqueued with (one job per event): `PENDING_EVENTS` builds the same. */
+/** The key an event's job is enqueued with (one job per event): `EVENT_JOB` builds the same. */
 export const eventKey = (job: ProcessWebhookJob) => `${job.organization_id}/${job.event_id}`;
 
+/** An event `e`'s job as SQL: its key (`eventKey`) and data, for the sweep and the receipt alike. */
+export const EVENT_JOB = `e.organization_id::text || '/' || e.id::text as key,
+    jsonb_build_object('organization_id', e.organization_id, 'event_id', e.id) as data`;
+
 /** Events still pending, for the sweep (JobDefinition.unsettled; webhook_events_status_idx). */
-export const PENDING_EVENTS = `select e.organization_id::text || '/' || e.id::text as key,
-    jsonb_build_object('organization_id', e.organization_id, 'event_id', e.id) as data,
-    e.received_at as since
+export const PENDING_EVENTS = `select ${EVENT_JOB}, e.received_at as since
   from app.webhook_events e
  where e.status = 'pending'`;
 

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { dumpDatabase } from '../platform/backup/database-dump.ts';
-import { AppError, forbidden } from '../platform/errors.ts';
+import { AppError } from '../platform/errors.ts';
+import { requireService } from '../platform/http/authenticate.ts';
 import { errorResponses, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import type { Services } from '../services.ts';
 
@@ -18,7 +19,7 @@ const route = createRoute({
 
 export function databaseDump(s: Services) {
   return newRouter().openapi(route, async (c) => {
-    if (c.get('principal').kind !== 'service') throw forbidden('Backups are taken by the service’s operator');
+    requireService(c.get('principal'));
     if (!s.db.dumpDataDir)
       throw new AppError(
         409,

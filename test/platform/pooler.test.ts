@@ -19,16 +19,13 @@ import { call, type Session, signUp } from '../helpers/http.ts';
 import { agentToken, mcpClient, setPlan, tool } from '../helpers/mcp.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { adminUrl, databaseUrl } from '../helpers/urls.ts';
+import { until } from '../helpers/work-rows.ts';
 
 const FAST = {
   WORKER_POLL_MS: '500',
   WORKER_SUPERVISE_SECONDS: '1',
   RATE_LIMIT_STANDARD_PER_MINUTE: '10000',
 };
-
-async function until(check: () => boolean) {
-  while (!check()) await new Promise((r) => setTimeout(r, 25));
-}
 
 /** A job that records the data of each run. */
 function recorder(name: string) {

@@ -10,6 +10,7 @@ import { captureInsert } from '../../src/platform/queue/job-insert.ts';
 import { keyedId, openQueue } from '../../src/platform/queue/pg-boss.ts';
 import type { JobDefinition, JobPolicy, Queue } from '../../src/platform/queue/queue.ts';
 import { type FreshDatabase, freshDatabase } from '../helpers/db.ts';
+import { until } from '../helpers/work-rows.ts';
 
 const silent = pino({ level: 'silent' });
 const POLICY: JobPolicy = {
@@ -34,10 +35,6 @@ afterEach(async () => {
 afterAll(async () => {
   await fresh.drop();
 });
-
-async function until(check: () => boolean | Promise<boolean>) {
-  while (!(await check())) await new Promise((r) => setTimeout(r, 50));
-}
 
 /** A queue with one job name whose runs are recorded; not working until `work()`. */
 async function queueOf(name: string, policy = POLICY) {

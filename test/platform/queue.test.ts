@@ -15,6 +15,7 @@ import type {
   Queue,
 } from '../../src/platform/queue/queue.ts';
 import { type FreshDatabase, freshDatabase, onPostgres, openTestPostgres } from '../helpers/db.ts';
+import { until } from '../helpers/work-rows.ts';
 
 const silent = pino({ level: 'silent' });
 // Short delays so retries happen within the test; the rule is the same as in production.
@@ -57,10 +58,6 @@ async function startQueue(
   await queue.register(jobs);
   if (opts.work !== false) await queue.work({ concurrency: opts.concurrency ?? 2 });
   return queue;
-}
-
-async function until(check: () => boolean | Promise<boolean>) {
-  while (!(await check())) await new Promise((r) => setTimeout(r, 50));
 }
 
 const jobState = async (id: string) =>

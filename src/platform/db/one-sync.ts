@@ -41,6 +41,13 @@ const Query = pg.Query as unknown as new (config: {
   values: unknown[] | undefined;
 }) => QueryInternals;
 
+/** Bind, Describe and Execute of one parsed statement, its rows into the unnamed portal. */
+function run(c: Connection, statement: string, values: unknown[] | undefined) {
+  c.bind({ statement, values: values ?? [], valueMapper: prepareValue });
+  c.describe({ type: 'P', name: '' });
+  c.execute({});
+}
+
 export class OneSync extends Query {
   /** The named statements this submission sent a Parse for. */
   private readonly parsedHere: Statement[] = [];
@@ -70,11 +77,7 @@ export class OneSync extends Query {
           this.parsedHere.push(s);
         }
       }
-      for (const s of this.statements) {
-        c.bind({ statement: s.name, values: s.values ?? [], valueMapper: prepareValue });
-        c.describe({ type: 'P', name: '' });
-        c.execute({});
-      }
+      for (const s of this.statements) run(c, s.name, s.values);
       c.sync();
     } finally {
       c.stream.uncork();
@@ -132,9 +135,7 @@ export class UnnamedOneSync extends OneSync {
     try {
       for (const s of this.statements) {
         c.parse({ text: s.text, name: '' });
-        c.bind({ statement: '', values: s.values ?? [], valueMapper: prepareValue });
-        c.describe({ type: 'P', name: '' });
-        c.execute({});
+        run(c, '', s.values);
       }
       c.sync();
     } finally {

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { claimsStatement, type Database, perClaims, type Queryable, type Row } from './database.ts';
 import { advisoryKey } from './lock-key.ts';
 import { runOneSync, UnnamedOneSync } from './one-sync.ts';
-import { listenWithReconnect, resilientPool, types, wrap } from './pg.ts';
+import { listenWithReconnect, poolStats, resilientPool, runScript, types, wrap } from './pg.ts';
 
 /**
  * How often a process without a LISTEN connection acts as if a notice had come (transaction
@@ -83,10 +83,7 @@ export function openPostgresPooled(
     // `prepare` asks for a named statement, which a transaction-mode pooler cannot keep: unnamed.
     query: <T extends Row>(sql: string, params?: unknown[]) => wrap(pool).query<T>(sql, params),
     // Without pipelining, the pool's connections run the simple protocol's scripts themselves.
-    async script<T extends Row>(sql: string) {
-      const result = (await pool.query(sql)) as pg.QueryResult | pg.QueryResult[];
-      return (Array.isArray(result) ? result : [result]).flatMap((r) => (r.rows ?? []) as T[]);
-    },
+    script: (sql) => runScript(pool, sql),
     transaction: (fn) => inTransaction(null, fn),
     asPrincipal: (principal, fn, opts) => inTransaction(unnamedClaims(principal, opts?.readOnly), fn),
     async queryAs(principal, sql, params, opts) {
@@ -138,9 +135,6 @@ export function openPostgresPooled(
       await pool.end();
     },
     // No shared read lanes behind a transaction-mode pooler: every read takes a pooled connection.
-    stats: () => ({
-      pool: { max: poolSize, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount },
-      lanes: { max: 0, open: 0, inFlight: 0 },
-    }),
+    stats: () => ({ pool: poolStats(pool, poolSize), lanes: { max: 0, open: 0, inFlight: 0 } }),
   };
 }

@@ -181,10 +181,7 @@ export function openPostgres(url: string, poolSize: number, readConnections = 1)
         client.release(broken);
       }
     },
-    async script<T extends Row>(sql: string) {
-      const result = (await plainPool().query(sql)) as pg.QueryResult | pg.QueryResult[];
-      return (Array.isArray(result) ? result : [result]).flatMap((r) => (r.rows ?? []) as T[]);
-    },
+    script: (sql) => runScript(plainPool(), sql),
     transaction: (fn) => withClient(null, fn),
     asPrincipal: (principal: Principal, fn, opts) =>
       withClient(namedClaims(principal, opts?.readOnly), fn, opts?.readOnly),
@@ -229,10 +226,7 @@ export function openPostgres(url: string, poolSize: number, readConnections = 1)
     async close() {
       await Promise.all([pool.end(), plain?.end(), lanes.close()]);
     },
-    stats: () => ({
-      pool: { max: poolSize, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount },
-      lanes: { max: readConnections, ...lanes.stats() },
-    }),
+    stats: () => ({ pool: poolStats(pool, poolSize), lanes: { max: readConnections, ...lanes.stats() } }),
   };
 }
 
@@ -285,3 +279,17 @@ export async function listenWithReconnect(url: string, channel: string, onNotify
     await client?.end();
   };
 }
+
+/** A script of several statements in the simple protocol; the rows of every one, in order. */
+export async function runScript<T extends Row>(pool: pg.Pool, sql: string): Promise<T[]> {
+  const result = (await pool.query(sql)) as pg.QueryResult | pg.QueryResult[];
+  return (Array.isArray(result) ? result : [result]).flatMap((r) => (r.rows ?? []) as T[]);
+}
+
+/** The pool's side of `Database.stats`. */
+export const poolStats = (pool: pg.Pool, max: number) => ({
+  max,
+  open: pool.totalCount,
+  idle: pool.idleCount,
+  waiting: pool.waitingCount,
+});

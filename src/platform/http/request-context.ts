@@ -5,7 +5,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import { accessLog, type Logger, lazyChild } from '../log.ts';
 import type { RequestDurations } from '../metrics/request-durations.ts';
-import { appRouteLabels } from '../metrics/route-labels.ts';
+import { appRouteLabels, isCatchAll } from '../metrics/route-labels.ts';
 import { clientIp } from './client-ip.ts';
 import { addHeaders, type FinalHeaders } from './cors.ts';
 import type { AppEnv } from './env.ts';
@@ -52,8 +52,6 @@ export function requestContext(
     }
   };
 }
-
-const isCatchAll = (t: string) => t === '*' || t === '/*';
 
 /**
  * The template of the route that answered; when that was a catch-all middleware (the body limit

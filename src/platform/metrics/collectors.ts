@@ -8,29 +8,23 @@ import type { Metrics } from './metrics.ts';
  * per job name, from pg-boss's own table.
  */
 export function collectDatabase(metrics: Metrics, db: Database): void {
-  const stats = db.stats?.bind(db);
+  const { stats } = db;
   if (!stats) return;
-  metrics.gauge(
+  const byState = (name: string, help: string, read: () => Record<string, number>) =>
+    metrics.gauge(name, help, ['state'], (g) => {
+      for (const [state, n] of Object.entries(read())) g.set({ state }, n);
+    });
+  byState(
     'svc_db_pool_connections',
     'Pooled database connections: max (DATABASE_POOL_SIZE), open, idle, and callers waiting for one',
-    ['state'],
-    (g) => {
-      const { pool } = stats();
-      g.set({ state: 'max' }, pool.max);
-      g.set({ state: 'open' }, pool.open);
-      g.set({ state: 'idle' }, pool.idle);
-      g.set({ state: 'waiting' }, pool.waiting);
-    },
+    () => stats().pool,
   );
-  metrics.gauge(
+  byState(
     'svc_db_read_lanes',
     'Shared read connections (DATABASE_READ_CONNECTIONS): max, open, and reads in flight on them',
-    ['state'],
-    (g) => {
-      const { lanes } = stats();
-      g.set({ state: 'max' }, lanes.max);
-      g.set({ state: 'open' }, lanes.open);
-      g.set({ state: 'in_flight' }, lanes.inFlight);
+    () => {
+      const { max, open, inFlight } = stats().lanes;
+      return { max, open, in_flight: inFlight };
     },
   );
 }

@@ -1,7 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AppError, errorBody } from '../errors.ts';
+import { AppError, errorBody, methodNotAllowed, unauthorized, withHeaders } from '../errors.ts';
+import { bearerChallenge } from '../http/authenticate.ts';
 import { requestIdOf } from '../http/request-context.ts';
 import type { AccessLog } from '../log.ts';
 import type { Metrics } from './metrics.ts';
@@ -30,6 +31,17 @@ export function tokenCheck(token: string): (authorization: string | undefined) =
   };
 }
 
+/** Writes an error as every surface does: `{error, message, details}` and its headers. */
+function writeError(res: ServerResponse, e: AppError, head: boolean): number {
+  const body = JSON.stringify(errorBody(e));
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  for (const [k, v] of Object.entries(e.headers)) headers[k.toLowerCase()] = v;
+  headers['content-length'] = String(Buffer.byteLength(body));
+  res.writeHead(e.status, headers);
+  res.end(head ? undefined : body);
+  return e.status;
+}
+
 /** Answers a /metrics request; `allowed` says whether this caller may read them. Returns the status. */
 export async function answerMetrics(
   metrics: Metrics,
@@ -37,32 +49,25 @@ export async function answerMetrics(
   res: ServerResponse,
   allowed: boolean,
 ): Promise<number> {
-  let status: number;
-  let headers: Record<string, string>;
-  let body: string;
+  const head = req.method === 'HEAD';
   if (!allowed) {
-    const e = new AppError(
-      401,
-      'unauthorized',
-      'Send the metrics token as Authorization: Bearer <METRICS_TOKEN>',
+    const message = 'Send the metrics token as Authorization: Bearer <METRICS_TOKEN>';
+    return writeError(
+      res,
+      withHeaders(unauthorized(message), { 'WWW-Authenticate': bearerChallenge(message, 'metrics') }),
+      head,
     );
-    status = 401;
-    headers = { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="metrics"' };
-    body = JSON.stringify(errorBody(e));
-  } else if (req.method !== 'GET' && req.method !== 'HEAD') {
-    status = 405;
-    headers = { 'content-type': 'application/json', allow: 'GET, HEAD' };
-    body = JSON.stringify(errorBody(new AppError(405, 'method_not_allowed', 'Use GET')));
-  } else {
-    const m = await metrics.scrape();
-    status = 200;
-    headers = { 'content-type': m.contentType, 'cache-control': 'no-store' };
-    body = m.body;
   }
-  headers['content-length'] = String(Buffer.byteLength(body));
-  res.writeHead(status, headers);
-  res.end(req.method === 'HEAD' ? undefined : body);
-  return status;
+  if (req.method !== 'GET' && !head)
+    return writeError(res, methodNotAllowed(['GET', 'HEAD'], 'Use GET'), false);
+  const m = await metrics.scrape();
+  res.writeHead(200, {
+    'content-type': m.contentType,
+    'cache-control': 'no-store',
+    'content-length': String(Buffer.byteLength(m.body)),
+  });
+  res.end(head ? undefined : m.body);
+  return 200;
 }
 
 /** The METRICS_PORT listener: /metrics and nothing else, no token (it is not the public port). */
@@ -73,9 +78,7 @@ export async function listenMetrics(
 ): Promise<{ url: string; server: Server; close(): Promise<void> }> {
   const server = createServer((req, res) => {
     if (!isMetricsRequest(req)) {
-      const body = JSON.stringify(errorBody(new AppError(404, 'not_found', 'Only /metrics is served here')));
-      res.writeHead(404, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-      res.end(body);
+      writeError(res, new AppError(404, 'not_found', 'Only /metrics is served here'), req.method === 'HEAD');
       return;
     }
     answerMetrics(metrics, req, res, true).catch(() => res.destroy());

@@ -20,12 +20,15 @@ const FUNCTIONS = '/functions/v1/';
  * registered for); a path under /functions/v1 that matched none is `other`. A template of only
  * the catch-all middleware means the router matched nothing.
  */
+/** A template of only the catch-all middleware (`app.use('*')`): no route answered. */
+export const isCatchAll = (t: string) => t === '*' || t === '/*';
+
 export function appRouteLabels(
   template: string,
   path: string,
   mcpTarget: string | undefined,
 ): [string, string] {
-  if (template === '/*' || template === '*' || template === '')
+  if (isCatchAll(template) || template === '')
     return path.startsWith(FUNCTIONS) ? [FUNCTION_ROUTE, OTHER] : [UNMATCHED, ''];
   if (template.startsWith(FUNCTIONS)) {
     if (template === MCP_ROUTE) return [MCP_ROUTE, mcpTarget ?? OTHER];

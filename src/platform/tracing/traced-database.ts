@@ -31,8 +31,7 @@ export function tracedDatabase(db: Database, tracer: Tracer): Database {
     query: (sql, params) => traced('db.query', sql, () => tx.query(sql, params)),
   });
   return {
-    ...db,
-    engine: db.engine,
+    ...db, // engine, withAdvisoryLock, listen, close, stats: as they are
     query: (sql, params, opts) => traced('db.query', sql, () => db.query(sql, params, opts)),
     script: (sql) => traced('db.script', sql, () => db.script(sql)),
     transaction: (fn) => traced('db.transaction', null, () => db.transaction((tx) => fn(inTx(tx)))),
@@ -40,9 +39,5 @@ export function tracedDatabase(db: Database, tracer: Tracer): Database {
       traced('db.transaction', null, () => db.asPrincipal(principal, (tx) => fn(inTx(tx)), opts)),
     queryAs: (principal, sql, params, opts) =>
       traced('db.query', sql, () => db.queryAs(principal, sql, params, opts)),
-    withAdvisoryLock: (key, fn) => db.withAdvisoryLock(key, fn),
-    listen: (channel, onNotify) => db.listen(channel, onNotify),
-    close: () => db.close(),
-    stats: db.stats?.bind(db),
   };
 }
