@@ -23,7 +23,7 @@ import {
   STORAGE_PARTS,
   VERSION,
 } from '../platform/backup/layout.ts';
-import { LOCK_FILE, lockDataDir, lockHolder } from '../platform/data-dir-lock.ts';
+import { type DataDirLock, DataDirLocked, LOCK_FILE, lockDataDir } from '../platform/data-dir-lock.ts';
 import { openPglite } from '../platform/db/pglite.ts';
 import { makePrivate, tightenTree } from '../platform/private-dir.ts';
 import { secretsWithKey } from '../platform/secrets.ts';
@@ -53,10 +53,15 @@ export async function restoreCommand(config: Config, args: string[]): Promise<nu
   const file = path.resolve(args[0] as string);
   const { dataDir } = config;
   const storageDir = config.storage.dir;
-  const holder = lockHolder(dataDir);
-  if (holder) {
+  // The lock first, then the look inside: a service starting between the two cannot slip in.
+  makePrivate(dataDir);
+  let lock: DataDirLock;
+  try {
+    lock = lockDataDir(dataDir, 'restore');
+  } catch (err) {
+    if (!(err instanceof DataDirLocked)) throw err;
     process.stderr.write(
-      `svc: a service runs on ${dataDir} (pid ${holder.pid}, svc ${holder.command}): restore goes into an empty DATA_DIR with no service on it\n`,
+      `svc: a service runs on ${dataDir} (pid ${err.holder.pid}, svc ${err.holder.command}): restore goes into an empty DATA_DIR with no service on it\n`,
     );
     return 1;
   }
@@ -65,14 +70,13 @@ export async function restoreCommand(config: Config, args: string[]): Promise<nu
     ...(inside(storageDir, dataDir) ? [] : contents(storageDir)),
   ];
   if (occupied.length) {
+    lock.release();
     process.stderr.write(
       `svc: ${occupied[0]} exists: restore goes into an empty DATA_DIR (and STORAGE_DIR); choose a new one, or move this one aside\n`,
     );
     return 1;
   }
 
-  makePrivate(dataDir);
-  const lock = lockDataDir(dataDir, 'restore');
   const staging = mkdtempSync(path.join(dataDir, '.restore-'));
   // Storage is unpacked on its own filesystem, so that moving it into place is a rename.
   const storageInside = inside(storageDir, dataDir);

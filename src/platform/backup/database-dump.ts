@@ -17,11 +17,10 @@ export const DUMPS_DIR = 'backup-dumps';
 const FORGOTTEN_MS = 60 * 60 * 1000;
 const NAME = /^[0-9]{13}-[0-9a-f]{16}\.tar$/;
 
-export class DumpUnsupported extends Error {}
-
 export async function dumpDatabase(db: Database, dataDir: string): Promise<string> {
+  // Callers check first (a 409 at the function, a message in `svc backup`); this is the guard.
   if (!db.dumpDataDir)
-    throw new DumpUnsupported('only the embedded database is dumped by svc; on PostgreSQL use pg_dump');
+    throw new Error('only the embedded database is dumped by svc; on PostgreSQL use pg_dump');
   const dir = path.join(dataDir, DUMPS_DIR);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   removeForgotten(dir, Date.now());
