@@ -21,7 +21,8 @@
 //
 // BENCH_SECONDS (default 4) per measured run, BENCH_ROUNDS (5), BENCH_CONNECTIONS (32),
 // BENCH_ENGINES (pglite,postgres), BENCH_IDS (2000; 1 = one fixed id), BENCH_NEIGHBOUR (on),
-// BENCH_CPU_PROF=<dir> writes the service's CPU profiles there;
+// BENCH_ONLY=<part of a label> measures only those requests (e.g. "by id"),
+// BENCH_CPU_PROF=<dir> writes both servers' CPU profiles there;
 // DATABASE_READ_CONNECTIONS sets the service's (and so the baseline's) shared read connections.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -38,6 +39,7 @@ const SECONDS = Number(env.BENCH_SECONDS ?? 4);
 const WARMUP = 1;
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 5);
 const ENGINES = (env.BENCH_ENGINES ?? 'pglite,postgres').split(',');
+const ONLY = env.BENCH_ONLY;
 const MODES = env.BENCH_NEIGHBOUR === 'off' ? (['quiet'] as const) : (['quiet', 'neighbour'] as const);
 type Mode = (typeof MODES)[number];
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -46,10 +48,15 @@ type Running = { url: string; pid: number; stop(): Promise<void> };
 
 /** Starts a bench process and resolves with the URL it reports once it serves. */
 function start(script: string, childEnv: Record<string, string>): Promise<Running> {
-  const prof =
-    env.BENCH_CPU_PROF && script === 'rest-service.ts'
-      ? ['--cpu-prof', '--cpu-prof-dir', env.BENCH_CPU_PROF]
-      : [];
+  const prof = env.BENCH_CPU_PROF
+    ? [
+        '--cpu-prof',
+        '--cpu-prof-dir',
+        env.BENCH_CPU_PROF,
+        '--cpu-prof-name',
+        `${script}.${Date.now()}.cpuprofile`,
+      ]
+    : [];
   const child: ChildProcess = spawn(process.execPath, [...prof, '--import', 'tsx', path.join(here, script)], {
     // stdout (the service's JSON log lines) goes to /dev/null: written, as in a deployment, not kept.
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -123,6 +130,7 @@ async function benchEngine(
   let service: Running | null = await start('rest-service.ts', { ...childEnv, BENCH_SEED: '1' });
   console.log(`${engine}: seeded in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   const fixture = JSON.parse(readFileSync(childEnv.BENCH_FIXTURE, 'utf8')) as Fixture;
+  if (ONLY) fixture.requests = fixture.requests.filter((r) => r.label.includes(ONLY));
   let baseline: Running | null = null;
   type Loads = { service: Measured[]; baseline: Measured[]; plain: Measured[] };
   const loads = new Map<Mode, Loads[]>(
