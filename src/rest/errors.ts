@@ -28,6 +28,17 @@ export const badBody = (message: string) =>
 export const rangeNotSatisfiable = (message: string) =>
   rest(416, 'range_not_satisfiable', 'PGRST103', message);
 
+/** PGRST107: the Accept header names nothing /rest/v1 produces (accept.ts). */
+export const notAcceptable = (accept: string) =>
+  rest(
+    406,
+    'not_acceptable',
+    'PGRST107',
+    `None of these media types are available: ${accept}`,
+    {},
+    'Accept application/json, application/vnd.pgrst.object+json or, for reads, text/csv',
+  );
+
 /** PGRST108: a filter, order or limit for an embedded resource the select does not embed. */
 export const embedNotSelected = (path: string) =>
   rest(

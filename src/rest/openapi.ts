@@ -107,7 +107,7 @@ export function restOpenApi(schema: SchemaCache, publicUrl: string) {
     basePath: '/rest/v1',
     schemes: [url.protocol.replace(':', '')],
     consumes: ['application/json'],
-    produces: ['application/json', 'application/vnd.pgrst.object+json'],
+    produces: ['application/json', 'application/vnd.pgrst.object+json', 'text/csv'],
     paths,
     definitions,
   };

@@ -79,6 +79,8 @@ export type ReadPlan = {
    * hides the tenant from the planner, which then estimates every tenant at the table's average.
    */
   organization: string | null;
+  /** The page as CSV (Accept: text/csv), not a JSON array. */
+  csv: boolean;
 };
 
 export function relationOf(schema: SchemaCache, table: string): Relation {
@@ -210,12 +212,13 @@ export function readPlan(
   page: ReadPlan['page'],
   count: Prefer['count'],
   organization: string | null,
+  csv = false,
 ): ReadPlan {
   const ctx: Context = { schema, embedded: q.embedded, used: new Set() };
   const root = node(ctx, rel, q.select, q, 0, '', null, 'left');
   for (const path of q.embedded.keys()) if (!ctx.used.has(path)) throw embedNotSelected(path);
   const org = rel.columns.has('organization_id') ? organization : null;
-  return { root, page, count, organization: org, search: org ? searchable(rel, root.filters) : null };
+  return { root, page, count, organization: org, search: org ? searchable(rel, root.filters) : null, csv };
 }
 
 /**

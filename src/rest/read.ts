@@ -31,7 +31,7 @@ type Row = Page & { own?: string | number | null };
  * replaces every Relation, so a changed catalog never meets a plan made from the old one. Within
  * a relation the key is everything else `readPlan` and `readSql` read: the query string (filters,
  * select, order, limit, offset), the Range header, the count after the role's rule and the
- * caller's organization (bound in the statement). Nothing here is a row or a result: the
+ * caller's organization (bound in the statement) and whether CSV was asked for. Nothing here is a row or a result: the
  * statement still runs under the caller's own claims and RLS on every request. Only plans that
  * were made (no error) are kept; at most STATEMENTS_MAX per relation, the oldest dropped first.
  */
@@ -71,7 +71,7 @@ function make(
   page: ReturnType<typeof pageOf>,
   count: ReadPlan['count'],
 ): Prepared {
-  const plan = readPlan(s.schema, rel, query, page, count, req.organization);
+  const plan = readPlan(s.schema, rel, query, page, count, req.organization, req.csv);
   // A search builds its statement inside its transaction (fetchPage).
   return { plan, sql: plan.search ? null : readSql(plan) };
 }
@@ -106,7 +106,7 @@ function prepare(
   page: ReturnType<typeof pageOf>,
   count: ReadPlan['count'],
 ): Prepared {
-  const base = `${count}\n${req.organization}\n${req.range}\n`;
+  const base = `${count}\n${req.organization}\n${req.range}\n${req.csv}\n`;
   const shape = shapeOf(req.search);
   if (shape) {
     const byShape = cacheOf(shared, rel);
@@ -244,5 +244,5 @@ export async function read(s: Services, req: ApiRequest): Promise<RestResponse> 
   }
   const status = readStatus(page.offset, returned, total);
   if (status === 416) throw rangeNotSatisfiable(`The offset ${page.offset} is past the ${total} rows`);
-  return { status, body, headers };
+  return { status, body, headers, csv: req.csv };
 }

@@ -2,14 +2,13 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { claimedOrganization, type Principal } from '../platform/db/database.ts';
 import { AppError } from '../platform/errors.ts';
 import { MAX_JSON_DEPTH, tooDeep } from '../platform/http/json-depth.ts';
+import { negotiate, type Representation } from './accept.ts';
 import { badBody } from './errors.ts';
 import { parseRead, type ReadQuery } from './parse.ts';
 import { type Prefer, parsePrefer } from './prefer.ts';
 
 // The first stage: an HTTP request read once into a typed value. Only this module, respond.ts
 // and server.ts know HTTP; the stages between them take and give plain data.
-
-export const SINGLE = 'application/vnd.pgrst.object+json';
 
 export type ApiRequest = {
   method: 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'DELETE';
@@ -30,6 +29,8 @@ export type ApiRequest = {
   prefer: Prefer;
   /** Accept: application/vnd.pgrst.object+json — one object, not an array. */
   single: boolean;
+  /** Accept: text/csv (reads only). */
+  csv: boolean;
   range: string | undefined;
 };
 
@@ -74,7 +75,7 @@ export function apiRequest(http: HttpRequest, table: string, inOrganization: boo
     ...parseQuery(search),
     // Node joins a header sent twice with ", ", as a Headers object does (not set-cookie).
     prefer: parsePrefer(headers.prefer as string | undefined),
-    single: headers.accept?.includes(SINGLE) ?? false,
+    ...shapeOfAnswer(negotiate(headers.accept, method === 'GET' || method === 'HEAD')),
     range: headers.range,
   };
 }
@@ -94,3 +95,5 @@ export async function jsonBody(json: () => Promise<unknown>): Promise<unknown> {
   }
   return body;
 }
+
+const shapeOfAnswer = (r: Representation) => ({ single: r === 'object', csv: r === 'csv' });

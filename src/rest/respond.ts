@@ -1,5 +1,5 @@
 import { AppError, toAppError } from '../platform/errors.ts';
-import { SINGLE } from './request.ts';
+import { CSV, SINGLE } from './accept.ts';
 
 /** A /rest/v1 answer as plain data: the last stage renders it (`render`). */
 export type RestResponse = {
@@ -9,6 +9,8 @@ export type RestResponse = {
   headers: Record<string, string>;
   /** The body is one object (Accept: application/vnd.pgrst.object+json). */
   single?: boolean;
+  /** The body is CSV (Accept: text/csv). */
+  csv?: boolean;
 };
 
 /** An answer as written: status, header fields (lower-case names) and body. */
@@ -19,7 +21,8 @@ export function render(r: RestResponse, head: boolean): HttpAnswer {
   const headers: Record<string, string> = {};
   for (const name in r.headers) headers[name.toLowerCase()] = r.headers[name] as string;
   const bodyless = r.status === 204 || r.body === null;
-  if (!bodyless) headers['content-type'] = `${r.single ? SINGLE : 'application/json'}; charset=utf-8`;
+  if (!bodyless)
+    headers['content-type'] = `${r.single ? SINGLE : r.csv ? CSV : 'application/json'}; charset=utf-8`;
   return { status: r.status, headers, body: bodyless || head ? null : r.body };
 }
 

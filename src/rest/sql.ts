@@ -224,6 +224,15 @@ export function candidatesSql(plan: ReadPlan): Statement {
 /** What a count reads per row: `1`, or with aggregates the select list its GROUP BY positions name (groups are the rows). */
 const counted = (root: NodePlan, p: Params) => (root.grouped ? fieldsSql(root, p) : '1');
 
+/**
+ * The page as PostgREST writes CSV: the first row's column names, then each row in PostgreSQL's
+ * record text (a value quoted when it holds a comma, quote or space; NULL empty; an embed as its
+ * JSON), so the bytes match PostgREST's for the same rows.
+ */
+const CSV_BODY =
+  `(select coalesce(string_agg(h.k, ','), '') from (select json_object_keys(row_to_json(f)) as k from (select * from page limit 1) f) h)` +
+  ` || E'\\n' || coalesce(string_agg(substring(page::text, 2, length(page::text) - 2), E'\\n'), '')`;
+
 /** Above this many rows `count=estimated` takes the planner's estimate, as PostgREST does past db-max-rows. */
 export const ESTIMATE_ABOVE = 1000;
 
@@ -247,9 +256,10 @@ export function readSql(plan: ReadPlan, candidates?: string[]): Statement {
     if (bound && plan.organization)
       own = `, case when t.total > ${ESTIMATE_ABOVE} then app.own_rows(${p.add(root.rel.name)}) end as own`;
   }
+  const body = plan.csv ? CSV_BODY : `coalesce(json_agg(page), '[]')::text`;
   const text = own
-    ? `with page as (${rows}), t as (select coalesce(json_agg(page), '[]')::text as body, count(page.*)::int as returned, ${total} as total from page) select t.*${own} from t`
-    : `with page as (${rows}) select coalesce(json_agg(page), '[]')::text as body, count(page.*)::int as returned, ${total} as total from page`;
+    ? `with page as (${rows}), t as (select ${body} as body, count(page.*)::int as returned, ${total} as total from page) select t.*${own} from t`
+    : `with page as (${rows}) select ${body} as body, count(page.*)::int as returned, ${total} as total from page`;
   return { text, values: p.values };
 }
 
