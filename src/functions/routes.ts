@@ -36,6 +36,7 @@ import { whatsappWebhook } from './whatsapp-webhook.ts';
 /**
  * Functions that act in the caller's current organization: a person without one is told how to
  * get one (no_organization). organization-create, -switch and invitations are the way out.
+ * `name/*` covers `name` itself too (Hono): listing both would meter a call twice.
  */
 const IN_ORGANIZATION = [
   'organization-members',
@@ -43,9 +44,7 @@ const IN_ORGANIZATION = [
   'agent-api-keys',
   'agent-usage',
   'connected-accounts',
-  'connect-shopify',
   'connect-shopify/*',
-  'conversations',
   'conversations/*',
   'whatsapp-send-message',
   'facebook-send-message',

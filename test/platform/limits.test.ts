@@ -118,6 +118,19 @@ describe('per-caller limits', () => {
     // 3 × /auth/v1/user, organization-members, agent-api-key-create and this agent-usage call.
     expect(usage.json.usage.api_calls_per_day.used).toBe(6);
   });
+
+  it('counts each call once, on every function path', async () => {
+    const me = await signUp(svc, 'Counted Once Ltd');
+    const used = async () =>
+      (await call(svc, 'GET', fn('agent-usage'), { token: me.access_token })).json.usage.api_calls_per_day
+        .used;
+    const before = await used();
+    // Paths registered both bare and with a wildcard below them (Hono's `/x/*` matches `/x` too).
+    for (const path of ['conversations', `conversations/${crypto.randomUUID()}/messages`, 'connect-shopify'])
+      await call(svc, 'GET', fn(path), { token: me.access_token });
+    // Three calls, and the first agent-usage call itself.
+    expect((await used()) - before).toBe(4);
+  });
 });
 
 describe('the daily quota, on an injected clock', () => {
@@ -139,7 +152,7 @@ describe('the daily quota, on an injected clock', () => {
     expect(over.json.error).toBe('quota_exceeded');
     expect(over.headers.get('retry-after')).toBe('30'); // 29.75 s, rounded up
     expect(over.json.details).toMatchObject({ limit: 3, resets_at: '2026-04-01T00:00:00.000Z' });
-    expect(over.json.message).toContain('in 30 seconds');
+    expect(over.json.message).toContain('resets at midnight UTC, in less than a minute');
   });
 
   it('/rest/v1 counts every call against the same quota, the refused one included, as the functions do', async () => {
@@ -165,6 +178,9 @@ describe('the daily quota, on an injected clock', () => {
     clock = new Date('2026-04-02T00:00:00.000Z');
     expect(await untilLimited(members, 5)).toEqual([200, 200, 200, 429]);
     expect((await members()).headers.get('retry-after')).toBe(String(24 * 3600));
+    expect((await members()).json.message).toContain('in 24 hours');
+    clock = new Date('2026-04-02T16:17:30.000Z');
+    expect((await members()).json.message).toContain('in 7 hours and 43 minutes');
   });
 });
 

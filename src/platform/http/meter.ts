@@ -13,6 +13,16 @@ const nextUtcMidnight = (now: Date) =>
 const secondsToUtcMidnight = (now: Date) =>
   Math.max(1, Math.ceil((nextUtcMidnight(now).getTime() - now.getTime()) / 1000));
 
+/** A wait as a person reads it: "7 hours and 42 minutes", "5 minutes", "less than a minute". */
+export function timeLeft(seconds: number): string {
+  if (seconds < 60) return 'less than a minute';
+  const minutes = Math.ceil(seconds / 60); // never "0 minutes" while some are left
+  const [h, m] = [Math.floor(minutes / 60), minutes % 60];
+  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (!h) return unit(m, 'minute');
+  return m ? `${unit(h, 'hour')} and ${unit(m, 'minute')}` : unit(h, 'hour');
+}
+
 const utcDay = (now: Date) => now.toISOString().slice(0, 10);
 
 /** A write carrying more than one row counts as a bulk operation too (spec section 8). */
@@ -129,7 +139,7 @@ function withinQuota(s: Services, r: LimitResult, limit: number | null | undefin
   throw new AppError(
     429,
     'quota_exceeded',
-    `The plan's ${limit} API calls per day are used up; the quota resets at midnight UTC, in ${wait} seconds`,
+    `The plan's ${limit} API calls per day are used up; the quota resets at midnight UTC, in ${timeLeft(wait)}`,
     { limit, used: r.consumed, resets_at: nextUtcMidnight(now).toISOString() },
     {},
     { 'Retry-After': String(wait) },
