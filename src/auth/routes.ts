@@ -25,7 +25,8 @@ export function authRoutes(s: Services) {
     ((c.req.method === 'GET' || c.req.method === 'HEAD') && c.req.path.endsWith('/verify'));
   app.use('*', async (c, next) => (open(c) ? next() : guard(c, next)));
   // Signed-in requests count against the caller's rate limit and the organization's daily quota.
-  const metered = meterIfSignedIn(s);
+  // Counted, never refused by the daily quota: a person at the quota must still see who they are.
+  const metered = meterIfSignedIn(s, 'count');
   app.use('/user', metered);
   app.use('/logout', metered);
   for (const r of [

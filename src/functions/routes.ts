@@ -65,6 +65,18 @@ const IN_ORGANIZATION = [
 ];
 
 /**
+ * Counted against the daily quota but never refused by it: what an owner needs to see the plan
+ * and usage and to upgrade, and to move between organizations (docs/decisions.md).
+ */
+const ACCOUNT_STATE = new Set([
+  'agent-usage',
+  'billing',
+  'billing-checkout',
+  'billing-portal',
+  'organization-switch',
+]);
+
+/**
  * Functions that take a bearer token; agent-register, agent-auth and the webhook receivers
  * (verified by the provider's signature) are public and limit themselves.
  */
@@ -91,7 +103,9 @@ export function functionRoutes(s: Services) {
   const app = newRouter();
   const signedIn = authenticate(s, { required: true });
   const metered = meter(s);
-  for (const name of SIGNED_IN) app.use(`/${name}`, signedIn, metered);
+  const countedOnly = meter(s, 'count');
+  for (const name of SIGNED_IN)
+    app.use(`/${name}`, signedIn, ACCOUNT_STATE.has(name) ? countedOnly : metered);
   for (const name of IN_ORGANIZATION) app.use(`/${name}`, requireOrganization());
   for (const r of [
     organizationCreate(s),

@@ -109,6 +109,12 @@ const decoded = (segment: string) => {
   }
 };
 
+/**
+ * Read, counted against the daily quota but never refused by it: the organization, its plan and
+ * the caller's memberships (the organization picker), which an owner at the quota still needs.
+ */
+const ACCOUNT_TABLES = new Set(['organizations', 'plans', 'organization_members']);
+
 async function answer(
   s: Services,
   req: IncomingMessage,
@@ -132,6 +138,7 @@ async function answer(
     body && req.headers['content-type']?.includes('application/json')
       ? () => body.json().then(isManyRows, () => false)
       : null,
+    !write && route.kind === 'table' && ACCOUNT_TABLES.has(route.name) ? 'count' : 'refuse',
   );
   if (metering) await metering;
   if (route.kind === 'none') throw new AppError(404, 'not_found', `No route for ${method} ${path}`);

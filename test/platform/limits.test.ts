@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from '../../src/config.ts';
 import { addressKey, clientIp, trustedProxies } from '../../src/platform/http/client-ip.ts';
 import { startCli } from '../helpers/cli.ts';
 import { freshDatabase, onPostgres } from '../helpers/db.ts';
-import { call, signUp } from '../helpers/http.ts';
+import { call, orgOf, signUp } from '../helpers/http.ts';
 import { startTestService, type TestService, uniqueEmail } from '../helpers/service.ts';
 
 const fn = (name: string) => `/functions/v1/${name}`;
@@ -167,6 +167,37 @@ describe('the daily quota, on an injected clock', () => {
     expect(over.json).toMatchObject({ error: 'quota_exceeded', details: { limit: 3, used: 5 } });
     expect(over.headers.get('retry-after')).toBe('30');
     expect((await members()).json).toMatchObject({ error: 'quota_exceeded', details: { used: 6 } });
+  });
+
+  it('past the quota, an owner still sees who they are, the organization, its plan and usage, and can reach the upgrade; each such call still counts', async () => {
+    clock = new Date('2026-03-31T12:00:00.000Z');
+    const me = await signUp(svc, 'Stuck Ltd');
+    const contacts = () => call(svc, 'GET', '/rest/v1/contacts?select=id', { token: me.access_token });
+    expect(await untilLimited(contacts, 5)).toEqual([200, 200, 200, 429]);
+    const token = { token: me.access_token };
+    const still = [
+      await call(svc, 'GET', '/auth/v1/user', token),
+      await call(svc, 'GET', fn('agent-usage'), token),
+      await call(svc, 'GET', fn('billing'), token),
+      await call(svc, 'GET', '/rest/v1/organizations?select=name,plan', token),
+      await call(svc, 'GET', '/rest/v1/plans?select=slug', token),
+      await call(svc, 'GET', '/rest/v1/organization_members?select=organization_id', token),
+    ];
+    expect(still.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const usage = (await call(svc, 'GET', fn('agent-usage'), token)).json.usage.api_calls_per_day;
+    // 4 contact reads and the 7 calls above, capped at the plan's 3 in what it shows.
+    expect(usage).toMatchObject({ used: 3, limit: 3, remaining: 0 });
+    // Everything else is still refused, writes to those tables included.
+    expect((await contacts()).status).toBe(429);
+    expect((await call(svc, 'GET', fn('organization-members'), token)).status).toBe(429);
+    expect(
+      (
+        await call(svc, 'PATCH', `/rest/v1/organizations?id=eq.${orgOf(me)}`, {
+          ...token,
+          body: { name: 'x' },
+        })
+      ).status,
+    ).toBe(429);
   });
 
   it('a new UTC day starts a fresh count', async () => {

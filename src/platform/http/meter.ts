@@ -51,6 +51,13 @@ export async function meterBulk(s: Services, principal: Principal): Promise<void
 const callerKey = perObject((p: Principal) => `${claimedOrganization(p) ?? '-'}:${String(p.claims.sub)}`);
 
 /**
+ * How a call meets the daily quota. `refuse`: past it, 429. `count`: counted, never refused —
+ * the reads and actions an owner needs to see the plan and usage and to upgrade, and the
+ * account's own state (docs/decisions.md, "What counts against api_calls_per_day").
+ */
+export type QuotaRule = 'refuse' | 'count';
+
+/**
  * Every authenticated request: the standard per-minute limit per user or agent per organization,
  * the bulk limit for multi-row writes (`manyRows`, asked only for those callers; null for a
  * request that cannot carry rows), and the organization's daily API-call quota. A promise only
@@ -60,9 +67,10 @@ export function meterRequest(
   s: Services,
   principal: Principal,
   manyRows: (() => Promise<boolean>) | null,
+  quota: QuotaRule = 'refuse',
 ): Promise<void> | undefined {
   if (principal.kind !== 'user' && principal.kind !== 'agent') return undefined;
-  const counting = meterCall(s, principal);
+  const counting = meterCall(s, principal, quota);
   if (!manyRows) return counting;
   return (async () => {
     await counting;
@@ -71,9 +79,9 @@ export function meterRequest(
 }
 
 export const meter =
-  (s: Services): MiddlewareHandler<AppEnv> =>
+  (s: Services, quota: QuotaRule = 'refuse'): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
-    await meterRequest(s, c.get('principal'), () => carriesManyRows(c));
+    await meterRequest(s, c.get('principal'), () => carriesManyRows(c), quota);
     await next();
   };
 
@@ -82,22 +90,27 @@ export const meter =
  * when both counters are in this process and the organization's plan is cached (nearly every call
  * of a single process); otherwise a promise.
  */
-export function meterCall(s: Services, principal: Principal): Promise<void> | undefined {
-  return meterCallNow(s, principal) ? undefined : meterCallLater(s, principal);
+export function meterCall(
+  s: Services,
+  principal: Principal,
+  quota: QuotaRule = 'refuse',
+): Promise<void> | undefined {
+  return meterCallNow(s, principal, quota) ? undefined : meterCallLater(s, principal, quota);
 }
 
-async function meterCallLater(s: Services, principal: Principal): Promise<void> {
+async function meterCallLater(s: Services, principal: Principal, quota: QuotaRule): Promise<void> {
   withinStandard(await s.limits.standard.hit(callerKey(principal)));
   const org = claimedOrganization(principal);
   if (!org) return;
   // One reading of the clock, so the day counted and the wait announced cannot disagree.
   const now = s.now();
   const r = await s.limits.apiCallsPerDay.hit(dayKey(org, now));
-  withinQuota(s, r, (await s.plans.forOrganization(org))?.limits.api_calls_per_day, now);
+  if (quota === 'refuse')
+    withinQuota(s, r, (await s.plans.forOrganization(org))?.limits.api_calls_per_day, now);
 }
 
 /** meterCallLater without a promise, when it can be; false, with nothing counted, otherwise. */
-function meterCallNow(s: Services, principal: Principal): boolean {
+function meterCallNow(s: Services, principal: Principal, quota: QuotaRule): boolean {
   const { standard, apiCallsPerDay } = s.limits;
   if (!standard.hitNow || !apiCallsPerDay.hitNow) return false;
   const org = claimedOrganization(principal);
@@ -106,7 +119,8 @@ function meterCallNow(s: Services, principal: Principal): boolean {
   withinStandard(standard.hitNow(callerKey(principal)));
   if (!org) return true;
   const now = s.now();
-  withinQuota(s, apiCallsPerDay.hitNow(dayKey(org, now)), plan?.limits.api_calls_per_day, now);
+  const r = apiCallsPerDay.hitNow(dayKey(org, now));
+  if (quota === 'refuse') withinQuota(s, r, plan?.limits.api_calls_per_day, now);
   return true;
 }
 
@@ -154,8 +168,8 @@ export const apiCallsToday = (s: Services, organizationId: string) =>
  * The same metering for routes that authenticate in their own way (/auth/v1/user, /logout): a
  * valid bearer is metered; anything else passes on, and the route answers with its own errors.
  */
-export function meterIfSignedIn(s: Services): MiddlewareHandler<AppEnv> {
-  const metered = meter(s);
+export function meterIfSignedIn(s: Services, quota: QuotaRule = 'refuse'): MiddlewareHandler<AppEnv> {
+  const metered = meter(s, quota);
   return async (c, next) => {
     let principal: Principal | undefined;
     try {
