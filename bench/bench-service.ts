@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Claims } from '../src/auth/jwt.ts';
+import type { Claims } from '../src/platform/jwt.ts';
 import { loadConfig } from '../src/config.ts';
 import { type RunningService, startService } from '../src/main.ts';
 import { SERVICE } from '../src/platform/db/database.ts';

@@ -1,5 +1,5 @@
-import type { Tokens } from './auth/jwt.ts';
-import type { Passwords } from './auth/password.ts';
+import type { Tokens } from './platform/jwt.ts';
+import type { Passwords } from './platform/passwords.ts';
 import type { SessionDeps } from './auth/session.ts';
 import type { SigningKeys } from './auth/signing-keys.ts';
 import type { Config } from './config.ts';

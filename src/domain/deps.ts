@@ -1,5 +1,5 @@
-import type { Tokens } from '../auth/jwt.ts';
-import type { Passwords } from '../auth/password.ts';
+import type { Tokens } from '../platform/jwt.ts';
+import type { Passwords } from '../platform/passwords.ts';
 import type { Database } from '../platform/db/database.ts';
 import type { Secrets } from '../platform/secrets.ts';
 import type { PlanCache } from './plan-cache.ts';

@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { type Claims, TokenError, type Tokens } from '../../auth/jwt.ts';
+import { type Claims, TokenError, type Tokens } from '../jwt.ts';
 import type { Principal } from '../db/database.ts';
 import { AppError, forbidden, unauthorized } from '../errors.ts';
 import { perObject } from '../per-object.ts';
@@ -7,7 +7,7 @@ import type { AppEnv } from './env.ts';
 
 /**
  * The principal a verified JWT stands for, as PostgREST would derive the database role; one per
- * token's claims (the token cache keeps one claims object per token, auth/jwt.ts).
+ * token's claims (the token cache keeps one claims object per token, platform/jwt.ts).
  */
 export const principalFromClaims = perObject(derivePrincipal);
 
