@@ -18,7 +18,7 @@ import type { Queryable } from '../platform/db/database.ts';
 import { AppError, type PgError } from '../platform/errors.ts';
 import type { JobDefinition, JobOutcome, JobPolicy } from '../platform/queue/queue.ts';
 import { JobLost } from '../platform/queue/sweep.ts';
-import type { JobDeps } from './index.ts';
+import type { JobDeps } from './deps.ts';
 
 // Processing one stored webhook event (docs/webhooks.md): its entries for its account become
 // messages and status changes in one transaction, on the service path. Endings:

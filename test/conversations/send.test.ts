@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queueMessage } from '../../src/domain/send-message.ts';
-import { deliver, deliverDeps } from '../../src/jobs/send-message.ts';
+import { deliver, deliverDeps } from '../../src/domain/deliver-message.ts';
 import { type FakeGraph, startFakeGraph } from '../fakes/graph/index.ts';
 import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
 import { agentToken, setPlan } from '../helpers/mcp.ts';
