@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { type Claims, TokenError, type Tokens } from '../jwt.ts';
 import type { Principal } from '../db/database.ts';
 import { AppError, forbidden, unauthorized } from '../errors.ts';
+import { type Claims, TokenError, type Tokens } from '../jwt.ts';
 import { perObject } from '../per-object.ts';
 import type { AppEnv } from './env.ts';
 
