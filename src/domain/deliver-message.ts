@@ -5,6 +5,7 @@ import {
   type GraphResult,
 } from '../channels/graph-client.ts';
 import { refusedHere } from '../channels/graph-errors.ts';
+import type { MessagingChannel } from '../channels/inbound-event.ts';
 import type { Config } from '../config.ts';
 import type { Queryable } from '../platform/db/database.ts';
 import type { Metrics } from '../platform/metrics/metrics.ts';
@@ -12,7 +13,7 @@ import type { JobPolicy } from '../platform/queue/queue.ts';
 import { SecretError } from '../platform/secrets.ts';
 import { accountById } from './connected-accounts.ts';
 import { markNeedsReconnect, reasonSentence } from './connection-health.ts';
-import type { Deps, MessagingChannel } from './deps.ts';
+import type { Deps } from './deps.ts';
 import { deliveryFor } from './messaging-window.ts';
 
 // Delivering a queued outbound message: the one call to Meta, by the request that queued it

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import type { MessagingChannel } from '../channels/inbound-event.ts';
 import type { Config } from '../config.ts';
 import { claimedOrganization, type Principal, type Queryable } from '../platform/db/database.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
@@ -17,7 +18,7 @@ import {
   PROVIDER_OF,
 } from './conversations.ts';
 import { type Delivery, deliver, deliverDeps, type MessageRow, sendKey } from './deliver-message.ts';
-import type { Deps, MessagingChannel } from './deps.ts';
+import type { Deps } from './deps.ts';
 import { parseInput } from './inputs.ts';
 import { type ContentKind, deliveryFor } from './messaging-window.ts';
 import { requireCurrentOrg } from './organizations.ts';

@@ -1,9 +1,9 @@
-import { internalEvents, parseInternal } from '../channels/internal-webhook.ts';
 import { asMetaDelivery, metaEvents } from '../channels/meta-webhook.ts';
 import { isShopifyOrderTopic, readShopifyOrder } from '../channels/shopify-order.ts';
 import type { Config } from '../config.ts';
 import { applyInbound, settlesAtOnce } from '../domain/inbound-messages.ts';
 import { applyOrderStatusEvent } from '../domain/internal-order-status.ts';
+import { internalEvents, parseInternal } from '../domain/internal-webhook.ts';
 import { importShopifyOrder } from '../domain/shopify-orders.ts';
 import {
   commitWithoutFlush,
