@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTokens, TokenError, type Tokens } from '../../src/platform/jwt.ts';
 import { loadSigningKeys } from '../../src/auth/signing-keys.ts';
+import { createTokens, TokenError, type Tokens } from '../../src/platform/jwt.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'svc-tokens-'));
 let tokens: Tokens;
