@@ -21,7 +21,11 @@ const DEV = '^src/dev/';
 // media import and signed URLs (issue 29 §7); each edge is named, so no other domain file may.
 const STORAGE_EXCEPTIONS = {
   'src/domain/retention.ts': ['src/storage/bucket.ts'],
-  'src/domain/social-posts.ts': ['src/storage/bucket.ts', 'src/storage/media-import.ts', 'src/storage/signed-url.ts'],
+  'src/domain/social-posts.ts': [
+    'src/storage/bucket.ts',
+    'src/storage/media-import.ts',
+    'src/storage/signed-url.ts',
+  ],
 };
 const exact = (paths) => `^(${paths.map((p) => p.replace(/[.]/g, '\\.')).join('|')})$`;
 
@@ -66,14 +70,19 @@ module.exports = {
       },
       to: { path: '^src/storage/' },
     },
-    ...Object.entries(STORAGE_EXCEPTIONS).map(([from, allowed], i) => ({
-      name: `not-to-storage-except-${i}`,
+    ...Object.entries(STORAGE_EXCEPTIONS).map(([from, allowed]) => ({
+      name: `not-to-storage-except-${from.replace(/^.*\/|\.ts$/g, '')}`,
       comment: `${from} may import only its named storage files (storage: moved after the object-store change).`,
       severity: 'error',
       from: { path: exact([from]) },
       to: { path: '^src/storage/', pathNot: exact(allowed) },
     })),
-    notUp('not-to-jobs', `${DOMAIN}|${INTEGRATIONS}|${CONFIG}|${PLATFORM}`, JOBS, 'Jobs run domain code, not the other way.'),
+    notUp(
+      'not-to-jobs',
+      `${DOMAIN}|${INTEGRATIONS}|${CONFIG}|${PLATFORM}`,
+      JOBS,
+      'Jobs run domain code, not the other way.',
+    ),
     notUp(
       'not-to-domain',
       `${INTEGRATIONS}|${CONFIG}|${PLATFORM}`,
@@ -86,8 +95,18 @@ module.exports = {
       INTEGRATIONS,
       'The outside world’s clients sit above the machinery.',
     ),
-    notUp('not-to-config', PLATFORM, CONFIG, 'Platform takes its settings as arguments, never from config.ts.'),
-    notUp('dev-only-from-cli', '^src/(?!cli/|dev/)', DEV, 'The fake servers are development tools: only `svc dev …` starts them.'),
+    notUp(
+      'not-to-config',
+      PLATFORM,
+      CONFIG,
+      'Platform takes its settings as arguments, never from config.ts.',
+    ),
+    notUp(
+      'dev-only-from-cli',
+      '^src/(?!cli/|dev/)',
+      DEV,
+      'The fake servers are development tools: only `svc dev …` starts them.',
+    ),
     {
       name: 'dev-imports-platform-only',
       comment: 'The fake servers stand for the outside world: they know our machinery, never our rules.',
@@ -100,7 +119,10 @@ module.exports = {
       comment: 'Every file of src/ belongs to a layer above (a new top-level file or folder: give it one).',
       severity: 'error',
       from: { path: '^src/' },
-      to: { path: '^src/', pathNot: [CLI, APP, SURFACES, JOBS, DOMAIN, INTEGRATIONS, CONFIG, PLATFORM, DEV].join('|') },
+      to: {
+        path: '^src/',
+        pathNot: [CLI, APP, SURFACES, JOBS, DOMAIN, INTEGRATIONS, CONFIG, PLATFORM, DEV].join('|'),
+      },
     },
     {
       name: 'src-not-to-tests',
