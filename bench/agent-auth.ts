@@ -6,8 +6,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createTokens } from '../src/auth/jwt.ts';
-import { createPasswords } from '../src/auth/password.ts';
 import { loadSigningKeys } from '../src/auth/signing-keys.ts';
 import { exchangeApiKey } from '../src/domain/agent-auth.ts';
 import { createApiKey } from '../src/domain/agent-keys.ts';
@@ -15,6 +13,8 @@ import { type Database, SERVICE } from '../src/platform/db/database.ts';
 import { migrate } from '../src/platform/db/migrate.ts';
 import { openPostgres } from '../src/platform/db/pg.ts';
 import { openPglite } from '../src/platform/db/pglite.ts';
+import { createTokens } from '../src/platform/jwt.ts';
+import { createPasswords } from '../src/platform/passwords.ts';
 import { withScratchDatabase } from './scratch-database.ts';
 
 const ROUNDS = 40;

@@ -4,10 +4,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Claims } from '../src/auth/jwt.ts';
 import { loadConfig } from '../src/config.ts';
 import { type RunningService, startService } from '../src/main.ts';
 import { SERVICE } from '../src/platform/db/database.ts';
+import type { Claims } from '../src/platform/jwt.ts';
 import { withScratchDatabase } from './scratch-database.ts';
 
 export type BenchTenant = { accessToken: string; claims: Claims; org: string; contactId: string };

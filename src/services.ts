@@ -1,5 +1,3 @@
-import type { Tokens } from './auth/jwt.ts';
-import type { Passwords } from './auth/password.ts';
 import type { SessionDeps } from './auth/session.ts';
 import type { SigningKeys } from './auth/signing-keys.ts';
 import type { Config } from './config.ts';
@@ -8,9 +6,11 @@ import type { KeyCheck } from './domain/key-check.ts';
 import type { PlanCache } from './domain/plan-cache.ts';
 import type { Database } from './platform/db/database.ts';
 import { apiCallsToday } from './platform/http/meter.ts';
+import type { Tokens } from './platform/jwt.ts';
 import type { Logger } from './platform/log.ts';
 import type { MailDispatch } from './platform/mail/dispatch.ts';
 import type { Metrics } from './platform/metrics/metrics.ts';
+import type { Passwords } from './platform/passwords.ts';
 import type { Queue } from './platform/queue/queue.ts';
 import { countRefusals, createLimiter, type Limiter, type LimitStore } from './platform/rate-limit.ts';
 import type { Secrets } from './platform/secrets.ts';

@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import { bearerToken } from '../platform/http/authenticate.ts';
+import { TokenError } from '../platform/jwt.ts';
 import type { Services } from '../services.ts';
 import { agentIsNotAUser, badJwt, noAuthorization, sessionNotFound } from './errors.ts';
-import { TokenError } from './jwt.ts';
 import { sessionExists } from './session.ts';
 import { findUserById, type UserRow } from './users.ts';
 

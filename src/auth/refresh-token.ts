@@ -1,6 +1,6 @@
 import type { Database } from '../platform/db/database.ts';
+import { hashOpaqueToken } from '../platform/opaque-token.ts';
 import { refreshTokenAlreadyUsed, refreshTokenNotFound } from './errors.ts';
-import { hashOpaqueToken } from './opaque-token.ts';
 import { continueSession, type SessionDeps, type TokenResponse } from './session.ts';
 import { findUserById } from './users.ts';
 

@@ -1,6 +1,6 @@
 import type { Queryable } from '../platform/db/database.ts';
-import type { Tokens } from './jwt.ts';
-import { newOpaqueToken } from './opaque-token.ts';
+import type { Tokens } from '../platform/jwt.ts';
+import { newOpaqueToken } from '../platform/opaque-token.ts';
 import { appMetadata, type UserRow, userJson } from './users.ts';
 
 export type SessionDeps = { tokens: Tokens; expiresIn: number };

@@ -9,27 +9,8 @@
 import { accountNotVerified, type ErrorDetails, providerFailed } from '../platform/errors.ts';
 import { type Answer, callGraph, type GraphClientConfig } from './graph-client.ts';
 import type { GraphFailure } from './graph-errors.ts';
+import type { Proof, ProofInput } from './proof.ts';
 import { proveShopifyAccount, type ShopifyAdminConfig } from './shopify-admin.ts';
-
-export type ProofProvider = 'whatsapp' | 'facebook' | 'instagram' | 'shopify';
-
-/** What the provider confirmed: the account, how it is named there, and the credentials that act for it. */
-export type Proof = {
-  provider: ProofProvider;
-  external_id: string;
-  name: string | null;
-  access_token: string;
-  webhook_secret: string | null;
-  token_expires_at: Date | null;
-  verified_by: 'oauth' | 'token';
-};
-
-export type ProofInput = {
-  provider: ProofProvider;
-  external_id: string;
-  access_token: string;
-  webhook_secret?: string | null;
-};
 
 export type ProofConfig = Pick<GraphClientConfig, 'url' | 'instagramUrl' | 'version' | 'timeoutMs'> & {
   /**

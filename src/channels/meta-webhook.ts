@@ -1,5 +1,4 @@
-import type { MessagingChannel } from '../domain/deps.ts';
-import type { InboundEvent, InboundMessageType } from '../domain/inbound-messages.ts';
+import type { InboundEvent, InboundMessageType, MessagingChannel } from './inbound-event.ts';
 
 // Meta's webhook payloads (WhatsApp Cloud API, Messenger, Instagram messaging) → the
 // provider-neutral events of src/domain/inbound-messages.ts. Takes the parsed JSON body as Meta

@@ -5,7 +5,7 @@
 // another shop's) or 502 provider_error (Shopify could not be asked, or failed on its side). The
 // token travels in X-Shopify-Access-Token only, never in a URL, an error or a log.
 import { accountNotVerified, type ErrorDetails, invalidField, providerFailed } from '../platform/errors.ts';
-import type { Proof } from './account-proof.ts';
+import type { Proof } from './proof.ts';
 import { SHOPIFY_ORDER_TOPICS } from './shopify-order.ts';
 
 export type ShopifyAdminConfig = {

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { OrderStatus } from '../domain/order-lifecycle.ts';
 import { parseLosslessJson } from '../platform/lossless-json.ts';
 
 // Shopify's order webhook payload (the REST Admin API Order resource, as orders/create,
@@ -83,6 +82,12 @@ const Payload = z.object({
 });
 type Payload = z.output<typeof Payload>;
 
+/** Where the order stands in Shopify: cancelled, paid, fulfilled, shipments delivered. */
+export type ShopifyLifecycle = Pick<
+  Payload,
+  'cancelled_at' | 'financial_status' | 'fulfillment_status' | 'fulfillments'
+>;
+
 export type ShopifyLine = { name: string; sku: string | null; quantity: number; unit_price: string };
 
 export type ShopifyOrder = {
@@ -107,8 +112,8 @@ export type ShopifyOrder = {
   taxes_included: boolean;
   /** What Shopify says the buyer was charged, to check our total against. */
   total_price: string | null;
-  /** The lifecycle status this state of the Shopify order means here. */
-  status: OrderStatus;
+  /** Shopify's fields the lifecycle status is read from (src/domain/shopify-orders.ts). */
+  lifecycle: ShopifyLifecycle;
   /** Shopify's own words for that state, for status notes. */
   state: string;
 };
@@ -124,30 +129,6 @@ function addressLine(a: NonNullable<Payload['shipping_address']>): string | null
   const region = [clean(a.province_code) ?? clean(a.province), clean(a.zip)].filter(Boolean).join(' ');
   const parts = [person, a.company, a.address1, a.address2, a.city, region, a.country].map(clean);
   return parts.filter(Boolean).join(', ').slice(0, 2000) || null;
-}
-
-/**
- * The lifecycle status a Shopify order's state means: cancelled or voided before shipping is
- * cancelled; refunded or restocked after it is returned; fulfilled is shipped (delivered once every
- * shipment says so); partly fulfilled is processing; paid or authorized is confirmed; else pending.
- */
-export function statusOf(
-  p: Pick<Payload, 'cancelled_at' | 'financial_status' | 'fulfillment_status' | 'fulfillments'>,
-): OrderStatus {
-  const financial = p.financial_status ?? 'pending';
-  const fulfillment = p.fulfillment_status ?? null;
-  const shippedOut = fulfillment === 'fulfilled' || fulfillment === 'partial';
-  if (fulfillment === 'restocked' || (shippedOut && financial === 'refunded')) return 'returned';
-  if (p.cancelled_at || financial === 'voided' || financial === 'refunded') return 'cancelled';
-  if (fulfillment === 'fulfilled') {
-    const shipments = p.fulfillments ?? [];
-    return shipments.length && shipments.every((f) => f.shipment_status === 'delivered')
-      ? 'delivered'
-      : 'shipped';
-  }
-  if (fulfillment === 'partial') return 'processing';
-  if (['paid', 'partially_paid', 'authorized', 'partially_refunded'].includes(financial)) return 'confirmed';
-  return 'pending';
 }
 
 const sum = (amounts: string[]) =>
@@ -205,7 +186,12 @@ export function readShopifyOrder(raw: string): { order: ShopifyOrder } | { probl
       discount_total: p.total_discounts ?? '0',
       taxes_included: p.taxes_included ?? false,
       total_price: p.total_price ?? null,
-      status: statusOf(p),
+      lifecycle: {
+        cancelled_at: p.cancelled_at,
+        financial_status: p.financial_status,
+        fulfillment_status: p.fulfillment_status,
+        fulfillments: p.fulfillments,
+      },
       state: [
         `financial_status ${p.financial_status ?? 'none'}`,
         `fulfillment_status ${p.fulfillment_status ?? 'none'}`,

@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { AppEnv } from '../platform/http/env.ts';
-import { ROOT } from '../root.ts';
+import { ROOT } from '../platform/root.ts';
 
 /** Where `npm run build:web` (run by `npm install`'s prepare) writes the dashboard. */
 export const DASHBOARD_DIR = new URL('web/dist/', ROOT);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Proof, ProofInput } from '../channels/account-proof.ts';
+import type { Proof, ProofInput } from '../channels/proof.ts';
 import type { Principal } from '../platform/db/database.ts';
 import { alreadyExists, notFound, type PgError } from '../platform/errors.ts';
 import type { Deps } from './deps.ts';

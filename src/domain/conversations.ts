@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import type { MessagingChannel } from '../channels/inbound-event.ts';
 import type { Principal, Queryable } from '../platform/db/database.ts';
 import { Params } from '../platform/db/params.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
-import type { Deps, MessagingChannel } from './deps.ts';
+import type { Deps } from './deps.ts';
 import { parseInput } from './inputs.ts';
 import { requireCurrentOrg } from './organizations.ts';
 import { listPage } from './pagination.ts';

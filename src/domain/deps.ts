@@ -1,6 +1,7 @@
-import type { Tokens } from '../auth/jwt.ts';
-import type { Passwords } from '../auth/password.ts';
+import type { MessagingChannel } from '../channels/inbound-event.ts';
 import type { Database } from '../platform/db/database.ts';
+import type { Tokens } from '../platform/jwt.ts';
+import type { Passwords } from '../platform/passwords.ts';
 import type { Secrets } from '../platform/secrets.ts';
 import type { PlanCache } from './plan-cache.ts';
 
@@ -28,6 +29,3 @@ export type Deps = {
  * customer; imports and webhooks name their channel, e.g. `shopify`.)
  */
 export type Source = 'mcp' | 'rest' | 'function' | 'dashboard' | 'order' | 'shopify' | MessagingChannel;
-
-/** The channels a conversation runs over (a contact found from one names it as its source). */
-export type MessagingChannel = 'whatsapp' | 'messenger' | 'instagram';

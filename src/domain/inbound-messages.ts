@@ -1,58 +1,11 @@
+import type { DeliveryStatus, InboundEvent } from '../channels/inbound-event.ts';
 import type { Queryable } from '../platform/db/database.ts';
 import { storedIdentity } from './conversations.ts';
-import type { MessagingChannel } from './deps.ts';
 
-// What a customer's platform tells us, whatever the provider (src/channels/meta-webhook.ts maps
-// Meta's payloads to these): a message they sent, a status of one we sent, or a watermark (every
-// message we sent before it was delivered or read). Applied in the caller's transaction on the
-// service path, for one organization and connected account. Idempotent: a message is stored once
+// What a customer's platform tells us (InboundEvent, src/channels/inbound-event.ts), applied in
+// the caller's transaction on the service path, for one organization and connected account. Idempotent: a message is stored once
 // per provider id (the unique index of migrations/0016), and statuses only move forward, so
 // applying the same events twice changes nothing.
-
-export type InboundMessageType =
-  | 'text'
-  | 'image'
-  | 'video'
-  | 'audio'
-  | 'document'
-  | 'sticker'
-  | 'location'
-  | 'contacts'
-  | 'interactive'
-  | 'reaction'
-  | 'unsupported';
-
-export type DeliveryStatus = 'sent' | 'delivered' | 'read' | 'failed';
-
-export type InboundEvent =
-  | {
-      kind: 'message';
-      channel: MessagingChannel;
-      from: { id: string; name?: string | undefined };
-      providerMessageId: string;
-      type: InboundMessageType;
-      body: string | null;
-      content: Record<string, unknown> | null;
-      /** The provider's timestamp; null: now. */
-      receivedAt: Date | null;
-    }
-  | {
-      kind: 'status';
-      providerMessageId: string;
-      status: DeliveryStatus;
-      at: Date | null;
-      error?: Record<string, unknown>;
-      /** True: an id not known yet may be the send's answer still on its way (wait and retry). */
-      awaitUnknown: boolean;
-    }
-  | {
-      kind: 'watermark';
-      channel: MessagingChannel;
-      /** The customer's platform id (PSID, Instagram-scoped id). */
-      contact: string;
-      status: 'delivered' | 'read';
-      watermark: Date;
-    };
 
 export type Applied = {
   messages: number;

@@ -1,7 +1,7 @@
-import { hashOpaqueToken, newOpaqueToken } from '../auth/opaque-token.ts';
 import type { Principal } from '../platform/db/database.ts';
 import { alreadyMember, forbidden, notFound } from '../platform/errors.ts';
 import type { Mail } from '../platform/mail/mailer.ts';
+import { hashOpaqueToken, newOpaqueToken } from '../platform/opaque-token.ts';
 import type { Deps } from './deps.ts';
 import {
   isOrgAdmin,

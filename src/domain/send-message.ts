@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import type { MessagingChannel } from '../channels/inbound-event.ts';
 import type { Config } from '../config.ts';
-import { type Delivery, deliver, deliverDeps, sendKey } from '../jobs/send-message.ts';
 import { claimedOrganization, type Principal, type Queryable } from '../platform/db/database.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
 import { type Logger, logFailure } from '../platform/log.ts';
@@ -17,14 +17,15 @@ import {
   openConversation,
   PROVIDER_OF,
 } from './conversations.ts';
-import type { Deps, MessagingChannel } from './deps.ts';
+import { type Delivery, deliver, deliverDeps, type MessageRow, sendKey } from './deliver-message.ts';
+import type { Deps } from './deps.ts';
 import { parseInput } from './inputs.ts';
 import { type ContentKind, deliveryFor } from './messaging-window.ts';
 import { requireCurrentOrg } from './organizations.ts';
 
 // One send, whichever entry point asked (the three *-send-message functions, svc_send_message):
 // checked, then queued in the caller's transaction with its job (so a crash after the commit
-// still sends it, once), then delivered at once by src/jobs/send-message.ts's `deliver`.
+// still sends it, once), then delivered at once by src/domain/deliver-message.ts's `deliver`.
 
 const MEDIA_TYPES = ['image', 'video', 'audio', 'document'] as const;
 
@@ -96,12 +97,6 @@ export const SendMessageInput = SendFields.extend({ channel: z.enum(CHANNELS) })
     });
 });
 export type SendMessageInput = z.input<typeof SendMessageInput>;
-
-export type MessageRow = Record<string, unknown> & {
-  organization_id: string;
-  id: string;
-  status: 'queued' | 'sent' | 'delivered' | 'read' | 'failed';
-};
 
 /** What a send did: queued now, or found the first message of an earlier call with the same key. */
 export type Queued = { message: MessageRow; replayed: boolean; jobId: string | null };

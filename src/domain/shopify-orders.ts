@@ -1,4 +1,4 @@
-import type { ShopifyOrder } from '../channels/shopify-order.ts';
+import type { ShopifyLifecycle, ShopifyOrder } from '../channels/shopify-order.ts';
 import type { Queryable } from '../platform/db/database.ts';
 import { attempt, findOrCreateCustomer, linkItem, type OrderWarning } from './order-create.ts';
 import { type OrderStatus, pathTo } from './order-lifecycle.ts';
@@ -20,6 +20,28 @@ export type ShopifyImport =
 type Existing = { id: string; status: OrderStatus; external_updated_at: string | null; newer: boolean };
 
 const note = (s: string) => s.slice(0, 2000);
+
+/**
+ * The lifecycle status a Shopify order's state means: cancelled or voided before shipping is
+ * cancelled; refunded or restocked after it is returned; fulfilled is shipped (delivered once every
+ * shipment says so); partly fulfilled is processing; paid or authorized is confirmed; else pending.
+ */
+function statusOf(p: ShopifyLifecycle): OrderStatus {
+  const financial = p.financial_status ?? 'pending';
+  const fulfillment = p.fulfillment_status ?? null;
+  const shippedOut = fulfillment === 'fulfilled' || fulfillment === 'partial';
+  if (fulfillment === 'restocked' || (shippedOut && financial === 'refunded')) return 'returned';
+  if (p.cancelled_at || financial === 'voided' || financial === 'refunded') return 'cancelled';
+  if (fulfillment === 'fulfilled') {
+    const shipments = p.fulfillments ?? [];
+    return shipments.length && shipments.every((f) => f.shipment_status === 'delivered')
+      ? 'delivered'
+      : 'shipped';
+  }
+  if (fulfillment === 'partial') return 'processing';
+  if (['paid', 'partially_paid', 'authorized', 'partially_refunded'].includes(financial)) return 'confirmed';
+  return 'pending';
+}
 
 export async function importShopifyOrder(
   tx: Queryable,
@@ -79,10 +101,11 @@ export async function importShopifyOrder(
     await insertLines(tx, orderId, o, warn);
   }
 
-  const path = pathTo(status, o.status);
+  const shopifyStatus = statusOf(o.lifecycle);
+  const path = pathTo(status, shopifyStatus);
   if (path === null)
     notes.push(
-      `Shopify says ${o.state} (${o.status}), which the lifecycle cannot reach from ${status}; the order stays ${status}`,
+      `Shopify says ${o.state} (${shopifyStatus}), which the lifecycle cannot reach from ${status}; the order stays ${status}`,
     );
   for (const next of path ?? []) {
     await tx.query(`select set_config('svc.status_note', $1, true)`, [note(`${label}: ${o.state}`)]);

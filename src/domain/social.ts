@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MEDIA_KINDS } from '../platform/media-type.ts';
 
 // The social calendar's rules (spec 2.4, docs/decisions.md "Social posts", docs/social.md), as
 // svc://schema/social describes them; the database enforces the lifecycle (migrations/0022).
@@ -23,13 +24,8 @@ export const MAX_SCHEDULE_AHEAD_DAYS = 365;
 export const MEDIA_CONSTRAINTS = {
   max_items_per_post: 10,
   url_schemes: ['https'],
-  types: {
-    image: {
-      mime_types: ['image/jpeg', 'image/png', 'image/gif', 'image/webp'],
-      max_bytes: 10 * 1024 * 1024,
-    },
-    video: { mime_types: ['video/mp4', 'video/quicktime'], max_bytes: 1024 * 1024 * 1024 },
-  },
+  /** The types the service recognises by their bytes, and the largest of each (src/platform/media-type.ts). */
+  types: MEDIA_KINDS,
   max_message_chars: 63206,
 };
 

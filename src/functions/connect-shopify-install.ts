@@ -1,4 +1,4 @@
-import type { Proof } from '../channels/account-proof.ts';
+import type { Proof } from '../channels/proof.ts';
 import {
   isShopDomain,
   registerOrderWebhooks,

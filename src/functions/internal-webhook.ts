@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { InternalEvent, internalDeliveryId } from '../channels/internal-webhook.ts';
 import { sameSecret } from '../channels/meta-signature.ts';
 import { PROVIDER_OF } from '../domain/conversations.ts';
+import { InternalEvent, internalDeliveryId } from '../domain/internal-webhook.ts';
 import { storeDelivery } from '../domain/webhook-events.ts';
 import { fromZodIssues, notFound, unauthorized, validationError } from '../platform/errors.ts';
 import { errorResponses, jsonResponse, newRouter } from '../platform/http/openapi.ts';

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import type { MessagingChannel } from '../domain/deps.ts';
+import type { MessagingChannel } from '../channels/inbound-event.ts';
 import { providerError, SendFields, sendMessage } from '../domain/send-message.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import type { Services } from '../services.ts';

@@ -7,7 +7,7 @@ import {
 import type { BillingConfig } from '../config.ts';
 import { applySubscription, billingAccount, paidFor } from '../domain/billing.ts';
 import type { JobDefinition } from '../platform/queue/queue.ts';
-import type { JobDeps } from './index.ts';
+import type { JobDeps } from './deps.ts';
 import { webhookPolicy } from './process-webhook-event.ts';
 
 // The end of a failed payment's grace period (docs/billing.md "Failed payments"): enqueued for the

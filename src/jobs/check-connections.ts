@@ -15,7 +15,7 @@ import {
 } from '../domain/connection-health.ts';
 import { AppError } from '../platform/errors.ts';
 import type { JobDefinition, JobPolicy } from '../platform/queue/queue.ts';
-import type { JobDeps } from './index.ts';
+import type { JobDeps } from './deps.ts';
 
 // The connection check (docs/jobs.md "Connection health"): once a day at CONNECTION_CHECK_HOUR_UTC,
 // every live account's token is asked of its provider (src/channels/account-check.ts) and the

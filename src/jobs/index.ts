@@ -1,47 +1,18 @@
 // Every job the worker runs. Each lives in src/jobs/<name>.ts and exports a MakeJob: a function of
-// the dependencies below that returns its JobDefinition (src/platform/queue/queue.ts); add it to
+// its dependencies (JobDeps, src/jobs/deps.ts) that returns its JobDefinition (src/platform/queue/queue.ts); add it to
 // JOBS. An API process registers the same list, so it can enqueue them.
 
-import type { Config } from '../config.ts';
-import type { Database } from '../platform/db/database.ts';
-import type { Logger } from '../platform/log.ts';
-import type { Metrics } from '../platform/metrics/metrics.ts';
 import { openQueue } from '../platform/queue/pg-boss.ts';
-import type { JobDefinition, Queue } from '../platform/queue/queue.ts';
-import type { Secrets } from '../platform/secrets.ts';
-import type { ObjectStore } from '../platform/storage/object-store.ts';
+import type { Queue } from '../platform/queue/queue.ts';
 import { billingGraceEndJob } from './billing-grace-end.ts';
 import { checkConnectionsJob, checkUnverifiedAtStart, scheduleNextCheck } from './check-connections.ts';
+import type { JobDeps, MakeJob } from './deps.ts';
 import { processBillingEventJob } from './process-billing-event.ts';
 import { processWebhookEventJob } from './process-webhook-event.ts';
 import { publishSocialPostJob } from './publish-social-post.ts';
 import { pullSocialMetricsJob } from './pull-social-metrics.ts';
 import { purgeExpiredJob, scheduleNextPurge } from './purge-expired.ts';
 import { sendMessageJob } from './send-message.ts';
-
-/** A URL Meta can download a stored file from (a signed URL of the storage bucket), valid that long. */
-export type MediaUrl = (storagePath: string, expiresInSeconds: number) => string;
-
-/** What a job may use: the same in `svc start` (worker inline) and `svc worker`. */
-export type JobDeps = {
-  config: Config;
-  db: Database;
-  log: Logger;
-  now: () => Date;
-  queue: Queue;
-  /** The bucket's files: the purge removes those of purged posts. Processes that never run the purge (svc webhooks replay, benchmarks) may leave it out. */
-  storage?: ObjectStore;
-  /** Opens connected accounts' secrets (the sender's access tokens). */
-  secrets: Secrets;
-  /** Social posts' media for Meta; unset until storage signs URLs (posts with media then fail). */
-  mediaUrl?: MediaUrl;
-  /** Forgets an organization's cached plan in this process after billing changed it (Services.plans). */
-  forgetPlan?: (organizationId: string) => void;
-  /** Sends and publishes by outcome, webhook processing lag (src/platform/metrics); absent in one-off commands. */
-  metrics?: Metrics;
-};
-
-export type MakeJob = (deps: JobDeps) => JobDefinition<never>;
 
 const JOBS: MakeJob[] = [
   sendMessageJob,

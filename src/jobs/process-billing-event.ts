@@ -9,7 +9,7 @@ import {
 } from '../domain/billing-events.ts';
 import type { JobDefinition, JobOutcome } from '../platform/queue/queue.ts';
 import { BILLING_GRACE_END, type GraceEndJob, syncSubscription } from './billing-grace-end.ts';
-import type { JobDeps } from './index.ts';
+import type { JobDeps } from './deps.ts';
 import { webhookPolicy } from './process-webhook-event.ts';
 
 // Processing one stored Stripe event (docs/billing.md "Events"). The event only says *which*

@@ -1,9 +1,9 @@
-import { internalEvents, parseInternal } from '../channels/internal-webhook.ts';
 import { asMetaDelivery, metaEvents } from '../channels/meta-webhook.ts';
 import { isShopifyOrderTopic, readShopifyOrder } from '../channels/shopify-order.ts';
 import type { Config } from '../config.ts';
 import { applyInbound, settlesAtOnce } from '../domain/inbound-messages.ts';
 import { applyOrderStatusEvent } from '../domain/internal-order-status.ts';
+import { internalEvents, parseInternal } from '../domain/internal-webhook.ts';
 import { importShopifyOrder } from '../domain/shopify-orders.ts';
 import {
   commitWithoutFlush,
@@ -18,7 +18,7 @@ import type { Queryable } from '../platform/db/database.ts';
 import { AppError, type PgError } from '../platform/errors.ts';
 import type { JobDefinition, JobOutcome, JobPolicy } from '../platform/queue/queue.ts';
 import { JobLost } from '../platform/queue/sweep.ts';
-import type { JobDeps } from './index.ts';
+import type { JobDeps } from './deps.ts';
 
 // Processing one stored webhook event (docs/webhooks.md): its entries for its account become
 // messages and status changes in one transaction, on the service path. Endings:

@@ -13,7 +13,7 @@ import {
 import type { Database, Queryable } from '../platform/db/database.ts';
 import type { JobDefinition, JobPolicy, Queue } from '../platform/queue/queue.ts';
 import type { Secrets } from '../platform/secrets.ts';
-import type { JobDeps, MediaUrl } from './index.ts';
+import type { JobDeps, MediaUrl } from './deps.ts';
 import { METRICS_JOB } from './pull-social-metrics.ts';
 
 // The publisher: one run of a scheduled post's job (enqueued by src/domain/social-publish.ts at

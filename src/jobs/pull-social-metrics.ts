@@ -2,7 +2,7 @@ import type { GraphPublisher, Insight } from '../channels/graph-publish.ts';
 import { createGraphPublisher } from '../channels/graph-publish.ts';
 import { accountById } from '../domain/connected-accounts.ts';
 import type { JobDefinition } from '../platform/queue/queue.ts';
-import type { JobDeps } from './index.ts';
+import type { JobDeps } from './deps.ts';
 
 // Analytics for published posts: a job per post that pulls its Insights into
 // public.social_post_metrics and enqueues itself again SOCIAL_METRICS_INTERVAL_SECONDS later, for

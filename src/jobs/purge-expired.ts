@@ -1,7 +1,7 @@
 import { purgeConnectStates } from '../domain/connect-state.ts';
 import { purgeExpired } from '../domain/retention.ts';
 import type { JobDefinition, JobPolicy } from '../platform/queue/queue.ts';
-import type { JobDeps } from './index.ts';
+import type { JobDeps } from './deps.ts';
 
 // The daily retention purge (docs/retention.md). One job per UTC day, at PURGE_HOUR_UTC, however
 // many workers run: the job is enqueued with the day as its key (Queue.enqueue `key`), so every

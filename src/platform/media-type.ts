@@ -1,10 +1,20 @@
-import { MEDIA_CONSTRAINTS } from '../domain/social.ts';
-
 // What a media file is, decided by its first bytes (magic numbers) and never by its name or the
 // Content-Type someone claimed: a PNG named photo.jpg is a PNG, and an HTML page named cat.gif is
 // refused. Used by the media download (media-fetch.ts) and by uploads to /storage/v1.
 
-export type MediaKind = keyof typeof MEDIA_CONSTRAINTS.types;
+/**
+ * The media this service takes, by kind: the types `sniffMedia` recognises and the largest file of
+ * each. The social rules publish them as MEDIA_CONSTRAINTS.types (src/domain/social.ts).
+ */
+export const MEDIA_KINDS = {
+  image: {
+    mime_types: ['image/jpeg', 'image/png', 'image/gif', 'image/webp'],
+    max_bytes: 10 * 1024 * 1024,
+  },
+  video: { mime_types: ['video/mp4', 'video/quicktime'], max_bytes: 1024 * 1024 * 1024 },
+};
+
+export type MediaKind = keyof typeof MEDIA_KINDS;
 export type MediaType = { mimeType: string; kind: MediaKind };
 
 /** How many leading bytes `sniffMedia` needs to decide. */
@@ -32,7 +42,7 @@ const NOT_VIDEO_BRANDS = new Set([
   'crx ',
 ]);
 
-/** The type of a file from its first SNIFF_BYTES bytes; null when it is none of MEDIA_CONSTRAINTS'. */
+/** The type of a file from its first SNIFF_BYTES bytes; null when it is none of MEDIA_KINDS'. */
 export function sniffMedia(head: Uint8Array): MediaType | null {
   const b = head;
   if (b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return { mimeType: 'image/jpeg', kind: 'image' };
@@ -47,11 +57,11 @@ export function sniffMedia(head: Uint8Array): MediaType | null {
   return null;
 }
 
-/** The largest file of a kind MEDIA_CONSTRAINTS allows. */
-export const maxBytesOf = (kind: MediaKind): number => MEDIA_CONSTRAINTS.types[kind].max_bytes;
+/** The largest file of a kind MEDIA_KINDS allows. */
+export const maxBytesOf = (kind: MediaKind): number => MEDIA_KINDS[kind].max_bytes;
 
 /** The largest media file of any kind: the ceiling of an upload before its type is known. */
-export const MAX_MEDIA_BYTES = Math.max(...Object.values(MEDIA_CONSTRAINTS.types).map((t) => t.max_bytes));
+export const MAX_MEDIA_BYTES = Math.max(...Object.values(MEDIA_KINDS).map((t) => t.max_bytes));
 
 const u16be = (b: Uint8Array, at: number) => ((b[at] ?? 0) << 8) | (b[at + 1] ?? 0);
 const u16le = (b: Uint8Array, at: number) => (b[at] ?? 0) | ((b[at + 1] ?? 0) << 8);

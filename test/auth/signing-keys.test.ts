@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTokens } from '../../src/auth/jwt.ts';
 import { loadSigningKeys } from '../../src/auth/signing-keys.ts';
+import { createTokens } from '../../src/platform/jwt.ts';
 
 const dirs: string[] = [];
 const tempDir = () => {

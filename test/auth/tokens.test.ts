@@ -1,4 +1,4 @@
-// What this file protects: the token cache (src/auth/jwt.ts). A signature is checked once per
+// What this file protects: the token cache (src/platform/jwt.ts). A signature is checked once per
 // token and every later request is answered from the cache, an expired token included (its
 // 401 must not cost another signature check), while a token that fails its check is never
 // remembered, so a forged one can never become known.
@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTokens, TokenError, type Tokens } from '../../src/auth/jwt.ts';
 import { loadSigningKeys } from '../../src/auth/signing-keys.ts';
+import { createTokens, TokenError, type Tokens } from '../../src/platform/jwt.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'svc-tokens-'));
 let tokens: Tokens;

@@ -6,9 +6,9 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { secretContext } from '../../src/domain/connected-accounts.ts';
+import { deliver, deliverDeps } from '../../src/domain/deliver-message.ts';
 import { queueMessage } from '../../src/domain/send-message.ts';
 import { checkConnections, checkUnverifiedAtStart } from '../../src/jobs/check-connections.ts';
-import { deliver, deliverDeps } from '../../src/jobs/send-message.ts';
 import { type FakeGraph, startFakeGraph } from '../fakes/graph/index.ts';
 import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
 import { agentToken, mcpClient, setPlan, tool } from '../helpers/mcp.ts';

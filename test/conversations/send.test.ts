@@ -3,8 +3,8 @@
 // refusals, and another tenant's ids.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliver, deliverDeps } from '../../src/domain/deliver-message.ts';
 import { queueMessage } from '../../src/domain/send-message.ts';
-import { deliver, deliverDeps } from '../../src/jobs/send-message.ts';
 import { type FakeGraph, startFakeGraph } from '../fakes/graph/index.ts';
 import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
 import { agentToken, setPlan } from '../helpers/mcp.ts';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { startFakeShopify } from '../../src/dev/fake-shopify/server.ts';
-import type { MakeJob, MediaUrl } from '../../src/jobs/index.ts';
+import type { MakeJob, MediaUrl } from '../../src/jobs/deps.ts';
 import { type RunningService, startService } from '../../src/main.ts';
 import type { Database } from '../../src/platform/db/database.ts';
 import { flushAccessLines } from '../../src/platform/log.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MakeJob } from '../../src/jobs/index.ts';
+import type { MakeJob } from '../../src/jobs/deps.ts';
 import { call, orgOf, signUp } from '../helpers/http.ts';
 import { agentToken, rpcPost } from '../helpers/mcp.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';

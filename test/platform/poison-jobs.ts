@@ -1,4 +1,4 @@
-import type { MakeJob } from '../../src/jobs/index.ts';
+import type { MakeJob } from '../../src/jobs/deps.ts';
 import type { JobPolicy } from '../../src/platform/queue/queue.ts';
 import { ONE_ATTEMPT, workJob } from '../helpers/work-rows.ts';
 

@@ -9,7 +9,7 @@
 // read. In the CI run behind PgBouncer (.ci/run) the same traffic also goes through the pooler.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import type { MakeJob } from '../../src/jobs/index.ts';
+import type { MakeJob } from '../../src/jobs/deps.ts';
 import type { Database } from '../../src/platform/db/database.ts';
 import { openDatabase } from '../../src/platform/db/open.ts';
 import { openPostgres } from '../../src/platform/db/pg.ts';

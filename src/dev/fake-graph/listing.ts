@@ -6,7 +6,7 @@
 // Graph's links do. There is no `next` on the last page: that, not a short page, is the end.
 // Development and tests only.
 import { type Fault, graphError } from './faults.ts';
-import type { FakeObject } from './publishing.ts';
+import type { FakeObject } from './objects.ts';
 
 /** Builds a link to this same edge with these parameters (the server knows its host and the token). */
 export type LinkTo = (query: Record<string, string>) => string;

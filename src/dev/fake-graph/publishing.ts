@@ -4,29 +4,10 @@
 // GETs on it (fields, container status, the paged listings, Insights). Development and tests only.
 import { randomInt } from 'node:crypto';
 import { type Fault, graphError, invalidParameter } from './faults.ts';
+import type { FakeObject } from './objects.ts';
 import { createReads } from './reads.ts';
 
 type Json = Record<string, unknown>;
-type Kind = 'post' | 'photo' | 'video' | 'container' | 'media';
-export type FakeObject = {
-  id: string;
-  kind: Kind;
-  owner: string;
-  /** Visible on the account (a post, a published photo or video, Instagram media). */
-  published: boolean;
-  text: string | null;
-  created_time: string;
-  permalink: string | null;
-  body: Json;
-  /** Containers: status reads left before FINISHED, and how they end. */
-  container?: {
-    polls: number;
-    end: 'FINISHED' | 'ERROR' | 'EXPIRED';
-    published: boolean;
-    carouselItem: boolean;
-  };
-};
-
 const digits = (n: number) =>
   Array.from({ length: n }, (_, i) => (i === 0 ? randomInt(1, 10) : randomInt(0, 10))).join('');
 /** Graph's time format: 2026-11-24T06:00:00+0000. */

@@ -6,7 +6,7 @@
 // Development and tests only.
 import { type Fault, graphError, unknownObject } from './faults.ts';
 import { type LinkTo, listPage } from './listing.ts';
-import type { FakeObject } from './publishing.ts';
+import type { FakeObject } from './objects.ts';
 
 type Json = Record<string, unknown>;
 const ok = (body: unknown): Fault => ({ status: 200, body });

@@ -20,14 +20,15 @@ import {
   wamid,
 } from './faults.ts';
 import { createOAuth, type FakeOAuthApps, type FakePerson } from './oauth.ts';
-import { createPublishing, type FakeObject, type PublishingOptions } from './publishing.ts';
+import type { FakeObject } from './objects.ts';
+import { createPublishing, type PublishingOptions } from './publishing.ts';
 import { createRefresh } from './refresh.ts';
 import { createTokens } from './tokens.ts';
 import { checkMessaging, checkWhatsApp } from './validate.ts';
 
 export type { FailKind, FakeChannel, Fault } from './faults.ts';
 export type { FakeOAuthApps, FakePerson } from './oauth.ts';
-export type { FakeObject } from './publishing.ts';
+export type { FakeObject } from './objects.ts';
 
 /** A sender the fake knows: a phone number id, Page id or Instagram account id, and its token. */
 export type FakeGraphAccount = {

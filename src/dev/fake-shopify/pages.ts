@@ -1,7 +1,9 @@
 // The fake Shopify's HTML: the install page a merchant sees when an app asks to be installed
 // (Install / Cancel, both plain form posts so a browser test clicks real buttons), what Cancel
 // leaves, and Shopify's plain error page.
-import type { FakeShop } from './server.ts';
+
+/** What a page shows of a shop (server.ts's FakeShop has it). */
+type Shop = { owner: string; name?: string };
 
 const esc = (s: string) =>
   s.replace(
@@ -18,7 +20,7 @@ const hidden = (q: Record<string, string>) =>
     .join('');
 
 /** "Install app": what the app asks for, the shop, who is signed in, and the two buttons. */
-export function authorizePage(domain: string, shop: FakeShop, q: Record<string, string>) {
+export function authorizePage(domain: string, shop: Shop, q: Record<string, string>) {
   const scopes = (q.scope ?? '').split(',').filter(Boolean);
   return page(
     'Install app',
@@ -31,7 +33,7 @@ export function authorizePage(domain: string, shop: FakeShop, q: Record<string, 
 }
 
 /** Cancel keeps the merchant in their admin; the app hears nothing. */
-export const cancelledPage = (domain: string, shop: FakeShop) =>
+export const cancelledPage = (domain: string, shop: Shop) =>
   page('Apps', `<h1>${esc(shop.name ?? domain)}</h1><p>The app was not installed.</p>`);
 
 export const errorPage = (message: string) =>

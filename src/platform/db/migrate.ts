@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ROOT } from '../../root.ts';
+import { ROOT } from '../root.ts';
 import type { Database } from './database.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('migrations/', ROOT));

@@ -25,7 +25,7 @@ const serializers = {
 
 /**
  * The claims statement of a principal with its Bind message, kept per token: a verified token's
- * claims are one object that arrives with every request it makes (auth/jwt.ts), and writing its
+ * claims are one object that arrives with every request it makes (platform/jwt.ts), and writing its
  * values into a Bind was, on a cached read, about a tenth of this engine's time per request
  * (docs/performance.md): PGlite's encoder measures and copies the claims JSON character by
  * character. Only the bytes are kept; the statement still runs on every request.

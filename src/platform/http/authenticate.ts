@@ -1,13 +1,13 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { type Claims, TokenError, type Tokens } from '../../auth/jwt.ts';
 import type { Principal } from '../db/database.ts';
 import { AppError, forbidden, unauthorized } from '../errors.ts';
+import { type Claims, TokenError, type Tokens } from '../jwt.ts';
 import { perObject } from '../per-object.ts';
 import type { AppEnv } from './env.ts';
 
 /**
  * The principal a verified JWT stands for, as PostgREST would derive the database role; one per
- * token's claims (the token cache keeps one claims object per token, auth/jwt.ts).
+ * token's claims (the token cache keeps one claims object per token, platform/jwt.ts).
  */
 export const principalFromClaims = perObject(derivePrincipal);
 

@@ -1,11 +1,31 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import type { Services } from '../../services.ts';
 import { claimedOrganization, type Principal } from '../db/database.ts';
 import { AppError } from '../errors.ts';
+import type { Tokens } from '../jwt.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import { perObject } from '../per-object.ts';
-import { type LimitResult, rateLimited } from '../rate-limit.ts';
+import { type Limiter, type LimitResult, rateLimited } from '../rate-limit.ts';
 import { bearerToken, principalFromClaims } from './authenticate.ts';
 import type { AppEnv } from './env.ts';
+
+/** An organization's plan as the daily quota reads it. */
+type QuotaPlan = { limits: { api_calls_per_day: number | null } };
+
+/**
+ * What metering takes: the routes pass their Services (src/services.ts), which has all of it; the
+ * plans are the cache of src/domain/plan-cache.ts (`cached` answers without a promise, undefined
+ * when it would need one).
+ */
+export type MeterDeps = {
+  limits: { standard: Limiter; bulk: Limiter; apiCallsPerDay: Limiter };
+  plans: {
+    forOrganization(organizationId: string): Promise<QuotaPlan | null>;
+    cached(organizationId: string): QuotaPlan | null | undefined;
+  };
+  now: () => Date;
+  metrics: Pick<Metrics, 'refusals'>;
+  tokens: Pick<Tokens, 'verify'>;
+};
 
 const nextUtcMidnight = (now: Date) =>
   new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
@@ -39,7 +59,7 @@ async function carriesManyRows(c: Context): Promise<boolean> {
 }
 
 /** Counts a bulk operation for a caller; the REST interface also calls this for filtered writes. */
-export async function meterBulk(s: Services, principal: Principal): Promise<void> {
+export async function meterBulk(s: MeterDeps, principal: Principal): Promise<void> {
   const r = await s.limits.bulk.hit(callerKey(principal));
   if (!r.allowed) throw rateLimited(r.retryAfterSeconds, 'bulk operations');
 }
@@ -64,7 +84,7 @@ export type QuotaRule = 'refuse' | 'count';
  * when something has to be waited for (see meterCall).
  */
 export function meterRequest(
-  s: Services,
+  s: MeterDeps,
   principal: Principal,
   manyRows: (() => Promise<boolean>) | null,
   quota: QuotaRule = 'refuse',
@@ -79,7 +99,7 @@ export function meterRequest(
 }
 
 export const meter =
-  (s: Services, quota: QuotaRule = 'refuse'): MiddlewareHandler<AppEnv> =>
+  (s: MeterDeps, quota: QuotaRule = 'refuse'): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
     await meterRequest(s, c.get('principal'), () => carriesManyRows(c), quota);
     await next();
@@ -91,14 +111,14 @@ export const meter =
  * of a single process); otherwise a promise.
  */
 export function meterCall(
-  s: Services,
+  s: MeterDeps,
   principal: Principal,
   quota: QuotaRule = 'refuse',
 ): Promise<void> | undefined {
   return meterCallNow(s, principal, quota) ? undefined : meterCallLater(s, principal, quota);
 }
 
-async function meterCallLater(s: Services, principal: Principal, quota: QuotaRule): Promise<void> {
+async function meterCallLater(s: MeterDeps, principal: Principal, quota: QuotaRule): Promise<void> {
   withinStandard(await s.limits.standard.hit(callerKey(principal)));
   const org = claimedOrganization(principal);
   if (!org) return;
@@ -110,7 +130,7 @@ async function meterCallLater(s: Services, principal: Principal, quota: QuotaRul
 }
 
 /** meterCallLater without a promise, when it can be; false, with nothing counted, otherwise. */
-function meterCallNow(s: Services, principal: Principal, quota: QuotaRule): boolean {
+function meterCallNow(s: MeterDeps, principal: Principal, quota: QuotaRule): boolean {
   const { standard, apiCallsPerDay } = s.limits;
   if (!standard.hitNow || !apiCallsPerDay.hitNow) return false;
   const org = claimedOrganization(principal);
@@ -146,7 +166,7 @@ function withinStandard(r: LimitResult): void {
   if (!r.allowed) throw rateLimited(r.retryAfterSeconds);
 }
 
-function withinQuota(s: Services, r: LimitResult, limit: number | null | undefined, now: Date): void {
+function withinQuota(s: MeterDeps, r: LimitResult, limit: number | null | undefined, now: Date): void {
   if (limit === null || limit === undefined || r.consumed <= limit) return;
   s.metrics.refusals.inc({ limit: 'api-calls-per-day' });
   const wait = secondsToUtcMidnight(now);
@@ -161,14 +181,14 @@ function withinQuota(s: Services, r: LimitResult, limit: number | null | undefin
 }
 
 /** Today's count of API calls for an organization (agent-usage). */
-export const apiCallsToday = (s: Services, organizationId: string) =>
+export const apiCallsToday = (s: MeterDeps, organizationId: string) =>
   s.limits.apiCallsPerDay.used(dayKey(organizationId, s.now()));
 
 /**
  * The same metering for routes that authenticate in their own way (/auth/v1/user, /logout): a
  * valid bearer is metered; anything else passes on, and the route answers with its own errors.
  */
-export function meterIfSignedIn(s: Services, quota: QuotaRule = 'refuse'): MiddlewareHandler<AppEnv> {
+export function meterIfSignedIn(s: MeterDeps, quota: QuotaRule = 'refuse'): MiddlewareHandler<AppEnv> {
   const metered = meter(s, quota);
   return async (c, next) => {
     let principal: Principal | undefined;

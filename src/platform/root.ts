@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 
 // The project's root directory: the nearest one above this module with a package.json. The same
-// answer from src/root.ts and from the chunk of the bundle it ends up in (dist/build-…/, bin/build.mjs).
+// answer from src/platform/root.ts and from the chunk of the bundle it ends up in (dist/build-…/, bin/build.mjs).
 function findRoot(): URL {
   for (let dir = new URL('./', import.meta.url); ; ) {
     if (existsSync(new URL('package.json', dir))) return dir;

@@ -1,5 +1,4 @@
-import { createLocalJWKSet, errors, type JWTPayload, jwtVerify, SignJWT } from 'jose';
-import type { SigningKeys } from './signing-keys.ts';
+import { createLocalJWKSet, errors, type JWK, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 
 export type Claims = JWTPayload & Record<string, unknown>;
 
@@ -23,7 +22,10 @@ export type Tokens = {
   jwks(): { keys: object[] };
 };
 
-export function createTokens(keys: SigningKeys, issuer: string): Tokens {
+/** The key tokens are signed with (src/auth/signing-keys.ts loads or makes it). */
+export type SigningKey = { kid: string; privateKey: CryptoKey; publicJwk: JWK };
+
+export function createTokens(keys: SigningKey, issuer: string): Tokens {
   const jwks = createLocalJWKSet({ keys: [keys.publicJwk] });
   // Keyed by the token's last characters, which are its signature's: a Map hashes its string keys,
   // and a header's token is a new string on every request, hundreds of characters long. The full

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { CHANNELS } from '../domain/conversations.ts';
-import type { InboundEvent } from '../domain/inbound-messages.ts';
-import { ORDER_STATUSES } from '../domain/order-lifecycle.ts';
+import type { InboundEvent } from '../channels/inbound-event.ts';
+import { CHANNELS } from './conversations.ts';
+import { ORDER_STATUSES } from './order-lifecycle.ts';
 
 // Internal events posted by trusted systems to internal-webhook (docs/webhooks.md): the body's
-// shape, checked at receipt, and what the worker makes of a stored one.
+// shape, checked at receipt, and what the worker makes of a stored one. Our own format, in our
+// own words (order statuses, channels): a domain input, not an outside party's payload.
 
 const MessageInbound = z.object({
   channel: z.enum(CHANNELS),
