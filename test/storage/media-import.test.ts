@@ -4,10 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importMediaUrls } from '../../src/domain/media-import.ts';
 import { AppError } from '../../src/platform/errors.ts';
 import { createDiskStore } from '../../src/platform/storage/disk-store.ts';
-import { importMediaUrls } from '../../src/storage/media-import.ts';
 import { gif, html, mp4, png } from '../fakes/media/samples.ts';
+import { readObject } from '../helpers/storage.ts';
 
 // media_urls go into the organization's folder of the bucket in the order given, all or none: a
 // refused URL anywhere in the list leaves no file behind and names the URL and the reason.
@@ -116,7 +117,9 @@ describe('importMediaUrls with URLs of the service’s own bucket', () => {
     );
     for (const m of media) {
       expect(m.path).toMatch(new RegExp(`^${ORG}/posts/[0-9a-f-]+\\.png$`));
-      expect(Buffer.from((await store.get(m.key))?.bytes ?? []).equals(Buffer.from(uploaded))).toBe(true);
+      expect(Buffer.from((await readObject(store, m.key))?.bytes ?? []).equals(Buffer.from(uploaded))).toBe(
+        true,
+      );
     }
     await store.remove(media.map((m) => m.key));
     await store.remove([`social-media/${ORG}/uploads/photo.png`]);
