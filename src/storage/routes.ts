@@ -103,7 +103,7 @@ function fileObject(name: string, key: string, info: ObjectInfo | null) {
  * `download` (storage-js's option) makes it an attachment.
  */
 function objectResponse(
-  object: StoredObject,
+  object: ObjectInfo & { body?: StoredObject['body'] },
   path: string,
   download: string | undefined,
   cacheControl: string,
@@ -121,7 +121,16 @@ function objectResponse(
     headers['content-disposition'] =
       `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`;
   }
-  return new Response(toWebStream(object.body), { status: 200, headers });
+  return new Response(object.body ? toWebStream(object.body) : null, { status: 200, headers });
+}
+
+/**
+ * The object to answer with: its bytes for a GET, only what the store says of it for a HEAD
+ * (Hono answers a HEAD with the GET's headers and drops the body unread, which would leave a file
+ * open or an S3 connection held).
+ */
+function readObject(s: Services, c: Context, key: string) {
+  return c.req.method === 'HEAD' ? s.storage.head(key) : s.storage.get(key);
 }
 
 const ListBody = z.object({
@@ -206,7 +215,7 @@ export function storageRoutes(s: Services) {
   app.get('/object/sign/:bucket/*', async (c) => {
     const { path, key } = target(c, 'sign/');
     verifyObjectUrl(signingKey, c.req.query('token') ?? '', key, s.now());
-    const object = await s.storage.get(key);
+    const object = await readObject(s, c, key);
     if (!object) throw noSuchKey();
     return objectResponse(object, path, c.req.query('download'), 'private, max-age=300');
   });
@@ -214,7 +223,7 @@ export function storageRoutes(s: Services) {
   const download = (route: string) => async (c: Context<AppEnv>) => {
     const { path, key } = target(c, route);
     const folder = await folderOf(s, c.get('principal'), 'read', 'Downloading media');
-    const object = inFolder(folder, path) ? await s.storage.get(key) : null;
+    const object = inFolder(folder, path) ? await readObject(s, c, key) : null;
     if (!object) throw noSuchKey();
     return objectResponse(object, path, c.req.query('download'), 'private, no-cache');
   };

@@ -37,8 +37,16 @@ export async function readUpload(c: Context): Promise<CheckedMedia> {
     if (!body) throw noContent();
     const raw = Readable.fromWeb(body as never, { highWaterMark: 64 * 1024 }) as Readable;
     const contentType = c.req.header('content-type') ?? '';
-    const file = /^multipart\/form-data/i.test(contentType) ? await filePart(raw, contentType) : raw;
-    return await checkMediaStream(file, REFUSALS);
+    const multipart = /^multipart\/form-data/i.test(contentType);
+    const file = multipart ? await filePart(raw, contentType) : raw;
+    const media = await checkMediaStream(file, REFUSALS);
+    // A raw body that says it is larger than its type allows is refused now, not once it passed.
+    const declared = Number(c.req.header('content-length'));
+    if (!multipart && Number.isFinite(declared) && declared > media.limit) {
+      media.stream.destroy();
+      throw entityTooLarge(media.limit, media.kind);
+    }
+    return media;
   } catch (err) {
     closeAfterResponse(c);
     throw err;
