@@ -85,7 +85,7 @@ export async function checkMediaStream(
       total += chunk.length;
       if (total > limit) throw refuse.tooLarge(limit, type?.kind);
       if (kept > 0 && kept < IMAGE_HEADER_BYTES) {
-        header.push(chunk.subarray(0, IMAGE_HEADER_BYTES - kept));
+        header.push(Buffer.from(chunk.subarray(0, IMAGE_HEADER_BYTES - kept))); // a copy: not the whole chunk kept
         kept += Math.min(chunk.length, IMAGE_HEADER_BYTES - kept);
       }
       return chunk;
