@@ -228,8 +228,8 @@ const schema = z.object({
     .default(7 * 86400),
   // Whom owners ask for another plan when billing is off (an email address or a URL), shown on the dashboard.
   BILLING_CONTACT: z.string().min(1).max(200).optional(),
-  // How many of one post's media_urls download at once (docs/storage.md): each holds its file in
-  // memory (a video up to 1 GB), so this bounds the memory one import takes.
+  // How many of one post's media_urls download at once (docs/storage.md): each streams into the
+  // store (a few buffers; up to three 8 MiB parts on S3), so this bounds what one import takes.
   MEDIA_FETCH_CONCURRENCY: z.coerce.number().int().min(1).max(10).default(4),
   // The daily connection check (docs/jobs.md "Connection health"): its UTC hour, how many days
   // before an Instagram token ends it is refreshed, how many accounts are asked at once. With
