@@ -133,6 +133,14 @@ describe.each(stores)('the %s object store', (name, open) => {
     },
   );
 
+  it('serves another request while 60 downloads are held open by clients slow to read them', async () => {
+    await store.put('b/o/held.png', bytes('x'.repeat(300_000)), 'image/png');
+    const held = [];
+    for (let i = 0; i < 60; i++) held.push(await store.get('b/o/held.png'));
+    expect(await store.head('b/o/held.png')).toMatchObject({ size: 300_000 });
+    for (const h of held) h?.body.destroy();
+  });
+
   it('lists one folder level by name, with sub-folders ending in /, paged and searched', async () => {
     for (const n of ['c.png', 'a.png', 'B.png', 'sub/d.png'])
       await store.put(`b/o/${n}`, bytes(n), 'image/png');

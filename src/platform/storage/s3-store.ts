@@ -24,6 +24,8 @@ import { objectKey } from './object-store.ts';
 export const PART_BYTES = 8 * 1024 * 1024;
 /** Parts sent at once: two keeps the upload flowing while one part waits for its answer. */
 export const QUEUE_PARTS = 2;
+/** Connections to the store at once, per process. */
+const MAX_SOCKETS = 512;
 /** HeadObject calls at once when a removal or a listing needs them. */
 const HEADS_AT_ONCE = 16;
 
@@ -54,6 +56,9 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore & { client: S3C
       region: opts.region,
       ...(opts.endpoint ? { endpoint: opts.endpoint, forcePathStyle: true } : {}),
       ...(opts.credentials ? { credentials: opts.credentials } : {}),
+      // A download holds its connection while the client reads: room for many slow clients (the
+      // SDK's default is 50 a process, and the 51st download would wait for one to finish).
+      requestHandler: { httpAgent: { maxSockets: MAX_SOCKETS }, httpsAgent: { maxSockets: MAX_SOCKETS } },
       // Checksums only when S3 requires them: some S3-compatible services reject the newer ones.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
