@@ -23,8 +23,8 @@ import { createPasswords } from './platform/passwords.ts';
 import { makePrivate, tightenTree } from './platform/private-dir.ts';
 import type { Queue } from './platform/queue/queue.ts';
 import { loadSecrets } from './platform/secrets.ts';
-import { createDiskStore } from './platform/storage/disk-store.ts';
 import type { ObjectStore } from './platform/storage/object-store.ts';
+import { openObjectStore } from './platform/storage/open-store.ts';
 import { tracedDatabase } from './platform/tracing/traced-database.ts';
 import type { Tracing } from './platform/tracing/tracing.ts';
 import { loadSchemaCache, reloadSchemaCache } from './rest/schema-cache.ts';
@@ -142,7 +142,7 @@ export async function startService(
     });
     await redis?.connect().catch(() => {}); // reported by the error handler above
     const now = opts.now ?? (() => new Date());
-    const storage = opts.storage ?? createDiskStore(config.storage.dir);
+    const storage = opts.storage ?? openObjectStore(config.storage);
     // The worker runs in this process unless WORKER=off (then `svc worker` runs it elsewhere).
     // Made before the worker, so a plan billing changes is forgotten here at once (other processes: docs/billing.md).
     const plans = createPlanCache(db);

@@ -64,7 +64,7 @@ export type Services = {
   mail: MailDispatch;
   /** Jobs for the worker, enqueued in the request's transaction (docs/jobs.md). */
   queue: Queue;
-  /** The files of /storage/v1 (the social-media bucket): on disk, or another ObjectStore (docs/storage.md). */
+  /** The files of /storage/v1 (the social-media bucket): on disk or on S3 (open-store.ts, docs/storage.md). */
   storage: ObjectStore;
   /** The wall clock for calendar rules computed here (the daily quota's UTC day); tests pass a fixed one. */
   now: () => Date;

@@ -2,15 +2,22 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { SOCIAL_MEDIA_BUCKET } from '../domain/media-bucket.ts';
 import { requireSocialPlan } from '../domain/social-posts.ts';
 import { fromZodIssues } from '../platform/errors.ts';
 import { authenticate } from '../platform/http/authenticate.ts';
+import { closeAfterResponse } from '../platform/http/connection.ts';
 import type { AppEnv } from '../platform/http/env.ts';
 import { meter } from '../platform/http/meter.ts';
-import { InvalidKeyError, type ObjectInfo, objectKey } from '../platform/storage/object-store.ts';
+import {
+  InvalidKeyError,
+  type ObjectInfo,
+  objectKey,
+  type StoredObject,
+} from '../platform/storage/object-store.ts';
+import { toWebStream } from '../platform/storage/web-stream.ts';
 import type { Services } from '../services.ts';
 import { folderOf, inFolder } from './access.ts';
-import { SOCIAL_MEDIA_BUCKET } from './bucket.ts';
 import { invalidKey, keyExists, noSuchBucket, noSuchKey, outsideOwnFolder } from './errors.ts';
 import { SIGNED_URL_PURPOSE, signObjectUrl, verifyObjectUrl } from './signed-url.ts';
 import { readUpload } from './upload-body.ts';
@@ -91,9 +98,12 @@ function fileObject(name: string, key: string, info: ObjectInfo | null) {
   };
 }
 
-/** An object's bytes as a response; `download` (storage-js's option) makes it an attachment. */
+/**
+ * An object's bytes as a response, streamed from the store as the client reads them;
+ * `download` (storage-js's option) makes it an attachment.
+ */
 function objectResponse(
-  object: ObjectInfo & { bytes: Uint8Array },
+  object: ObjectInfo & { body?: StoredObject['body'] },
   path: string,
   download: string | undefined,
   cacheControl: string,
@@ -111,7 +121,16 @@ function objectResponse(
     headers['content-disposition'] =
       `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`;
   }
-  return new Response(object.bytes as Uint8Array<ArrayBuffer>, { status: 200, headers });
+  return new Response(object.body ? toWebStream(object.body) : null, { status: 200, headers });
+}
+
+/**
+ * The object to answer with: its bytes for a GET, only what the store says of it for a HEAD
+ * (Hono answers a HEAD with the GET's headers and drops the body unread, which would leave a file
+ * open or an S3 connection held).
+ */
+function readObject(s: Services, c: Context, key: string) {
+  return c.req.method === 'HEAD' ? s.storage.head(key) : s.storage.get(key);
 }
 
 const ListBody = z.object({
@@ -139,12 +158,16 @@ export function storageRoutes(s: Services) {
     if (!inFolder(folder, path) || !path.includes('/'))
       throw folder ? outsideOwnFolder(folder) : invalidKey(`Invalid key: ${path}`);
     if (!upsert && (await s.storage.head(key))) throw keyExists();
-    const { bytes, type } = await readUpload(c);
+    // Typed by its first bytes before anything is stored; streamed into the store from there.
+    const file = await readUpload(c);
     try {
-      await s.storage.put(key, bytes, type.mimeType);
+      await s.storage.put(key, file.stream, file.mimeType);
     } catch (err) {
+      // The store kept nothing; the rest of the body is not read (the connection closes after).
+      file.stream.destroy();
+      closeAfterResponse(c);
       if (err instanceof InvalidKeyError) throw invalidKey(err.message);
-      throw err;
+      throw file.failure() ?? err;
     }
     return c.json({ Id: objectId(key), Key: `${bucket}/${path}` }, 200);
   }
@@ -192,7 +215,7 @@ export function storageRoutes(s: Services) {
   app.get('/object/sign/:bucket/*', async (c) => {
     const { path, key } = target(c, 'sign/');
     verifyObjectUrl(signingKey, c.req.query('token') ?? '', key, s.now());
-    const object = await s.storage.get(key);
+    const object = await readObject(s, c, key);
     if (!object) throw noSuchKey();
     return objectResponse(object, path, c.req.query('download'), 'private, max-age=300');
   });
@@ -200,7 +223,7 @@ export function storageRoutes(s: Services) {
   const download = (route: string) => async (c: Context<AppEnv>) => {
     const { path, key } = target(c, route);
     const folder = await folderOf(s, c.get('principal'), 'read', 'Downloading media');
-    const object = inFolder(folder, path) ? await s.storage.get(key) : null;
+    const object = inFolder(folder, path) ? await readObject(s, c, key) : null;
     if (!object) throw noSuchKey();
     return objectResponse(object, path, c.req.query('download'), 'private, no-cache');
   };

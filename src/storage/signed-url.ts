@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { SOCIAL_MEDIA_BUCKET } from './bucket.ts';
+import { SOCIAL_MEDIA_BUCKET } from '../domain/media-bucket.ts';
 import { expiredSignature, invalidSignature } from './errors.ts';
 
 // Tokens of signed URLs (`/object/sign/<bucket>/<path>?token=…`): whoever holds the URL may
