@@ -6,6 +6,7 @@ import { loadSigningKeys } from './auth/signing-keys.ts';
 import { type Config, resolvePublicUrl } from './config.ts';
 import { createKeyCheck, KEY_REVOKED_CHANNEL } from './domain/key-check.ts';
 import { createPlanCache } from './domain/plan-cache.ts';
+import { mediaUrlSigner } from './domain/signed-url.ts';
 import type { MakeJob, MediaUrl } from './jobs/deps.ts';
 import { startJobs } from './jobs/index.ts';
 import { lockDataDir } from './platform/data-dir-lock.ts';
@@ -29,7 +30,6 @@ import { tracedDatabase } from './platform/tracing/traced-database.ts';
 import type { Tracing } from './platform/tracing/tracing.ts';
 import { loadSchemaCache, reloadSchemaCache } from './rest/schema-cache.ts';
 import { createLimits, type Services } from './services.ts';
-import { mediaUrlSigner } from './storage/signed-url.ts';
 
 export type RunningService = {
   url: string;

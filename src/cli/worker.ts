@@ -1,4 +1,5 @@
 import { type Config, resolvePublicUrl } from '../config.ts';
+import { mediaUrlSigner } from '../domain/signed-url.ts';
 import { startJobs } from '../jobs/index.ts';
 import type { Database } from '../platform/db/database.ts';
 import { migrate } from '../platform/db/migrate.ts';
@@ -8,7 +9,6 @@ import { listenMetrics } from '../platform/metrics/endpoint.ts';
 import { createMetrics } from '../platform/metrics/metrics.ts';
 import { loadSecrets } from '../platform/secrets.ts';
 import { openObjectStore } from '../platform/storage/open-store.ts';
-import { mediaUrlSigner } from '../storage/signed-url.ts';
 import { openForCommand } from './running-service.ts';
 
 /**

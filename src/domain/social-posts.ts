@@ -5,13 +5,13 @@ import { Params } from '../platform/db/params.ts';
 import { AppError, notFound, type PgError, validationError } from '../platform/errors.ts';
 import type { Queue } from '../platform/queue/queue.ts';
 import type { ObjectStore } from '../platform/storage/object-store.ts';
-import { type SignedUrlDeps, signedMediaUrl } from '../storage/signed-url.ts';
 import { requireScope } from './agent-keys.ts';
 import type { Deps } from './deps.ts';
 import { parseInput } from './inputs.ts';
 import { SOCIAL_MEDIA_BUCKET } from './media-bucket.ts';
 import { discardMedia, type ImportedMedia, importMediaUrls } from './media-import.ts';
 import { listPage } from './pagination.ts';
+import { type SignedUrlDeps, signedMediaUrl } from './signed-url.ts';
 import {
   MAX_SCHEDULE_AHEAD_DAYS,
   MEDIA_CONSTRAINTS,

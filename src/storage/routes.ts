@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { SOCIAL_MEDIA_BUCKET } from '../domain/media-bucket.ts';
+import { checkObjectUrl, SIGNED_URL_PURPOSE, signObjectUrl } from '../domain/signed-url.ts';
 import { requireSocialPlan } from '../domain/social-posts.ts';
 import { fromZodIssues } from '../platform/errors.ts';
 import { authenticate } from '../platform/http/authenticate.ts';
@@ -18,8 +19,15 @@ import {
 import { toWebStream } from '../platform/storage/web-stream.ts';
 import type { Services } from '../services.ts';
 import { folderOf, inFolder } from './access.ts';
-import { invalidKey, keyExists, noSuchBucket, noSuchKey, outsideOwnFolder } from './errors.ts';
-import { SIGNED_URL_PURPOSE, signObjectUrl, verifyObjectUrl } from './signed-url.ts';
+import {
+  expiredSignature,
+  invalidKey,
+  invalidSignature,
+  keyExists,
+  noSuchBucket,
+  noSuchKey,
+  outsideOwnFolder,
+} from './errors.ts';
 import { readUpload } from './upload-body.ts';
 
 // /storage/v1: the part of Supabase's storage API that @supabase/storage-js's file methods call
@@ -214,7 +222,8 @@ export function storageRoutes(s: Services) {
   // A signed URL needs no bearer token: the token in it is the permission, for one object.
   app.get('/object/sign/:bucket/*', async (c) => {
     const { path, key } = target(c, 'sign/');
-    verifyObjectUrl(signingKey, c.req.query('token') ?? '', key, s.now());
+    const check = checkObjectUrl(signingKey, c.req.query('token') ?? '', key, s.now());
+    if (check !== 'valid') throw check === 'expired' ? expiredSignature() : invalidSignature();
     const object = await readObject(s, c, key);
     if (!object) throw noSuchKey();
     return objectResponse(object, path, c.req.query('download'), 'private, max-age=300');

@@ -2,7 +2,7 @@ import { readdirSync, readlinkSync } from 'node:fs';
 import { request } from 'node:http';
 import { StorageApiError, StorageClient } from '@supabase/storage-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signObjectUrl } from '../../src/storage/signed-url.ts';
+import { signObjectUrl } from '../../src/domain/signed-url.ts';
 import { gif, html, jpeg, mp4, png, webp } from '../fakes/media/samples.ts';
 import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
 import { agentToken, setPlan } from '../helpers/mcp.ts';
