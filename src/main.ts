@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
 import { requestListener } from './app.ts';
 import { createTokens } from './auth/jwt.ts';
@@ -24,7 +24,6 @@ import type { Queue } from './platform/queue/queue.ts';
 import { loadSecrets } from './platform/secrets.ts';
 import { createDiskStore } from './platform/storage/disk-store.ts';
 import type { ObjectStore } from './platform/storage/object-store.ts';
-import { tracedDatabase } from './platform/tracing/traced-database.ts';
 import type { Tracing } from './platform/tracing/tracing.ts';
 import { loadSchemaCache, reloadSchemaCache } from './rest/schema-cache.ts';
 import { createLimits, type Services } from './services.ts';
@@ -59,6 +58,8 @@ export async function startService(
   const loosened = makePrivate(config.dataDir) + makePrivate(config.storage.dir, 'STORAGE_DIR');
   if (loosened)
     log.warn({ entries: loosened }, 'files in DATA_DIR other users could read were made private (0600/0700)');
+  // Its dummy hash is made on the thread pool while the rest starts (auth/password.ts).
+  const passwords = createPasswords(config.bcryptCost);
   const keys = await loadSigningKeys(config.dataDir, config.jwtPrivateKey);
   const secrets = loadSecrets(config.dataDir, config.secretsKey);
   // The embedded database has one writer: this process, or a refusal naming the one that runs.
@@ -91,7 +92,8 @@ export async function startService(
     : undefined;
   // Scrapes read the gauges through the database as it was: a scrape is no trace of its own.
   const untraced = db;
-  if (tracing) db = tracedDatabase(db, tracing.tracer);
+  if (tracing)
+    db = (await import('./platform/tracing/traced-database.ts')).tracedDatabase(db, tracing.tracer);
 
   // The app is bound after listen, so that an ephemeral port can be part of the public URL;
   // requests arriving before it wait for it (server-lifecycle.ts).
@@ -127,8 +129,13 @@ export async function startService(
   try {
     const tokens = createTokens(keys, `${url}/auth/v1`);
     // Shared counters when several processes serve one deployment; in memory otherwise.
+    // Its client is loaded only then.
     redis = config.redisUrl
-      ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
+      ? new (await import('ioredis')).Redis(config.redisUrl, {
+          maxRetriesPerRequest: 1,
+          enableOfflineQueue: false,
+          lazyConnect: true,
+        })
       : undefined;
     let redisDown = false; // one warning per outage, not one per reconnect attempt
     redis?.on('error', (err) => {
@@ -168,7 +175,7 @@ export async function startService(
       secrets,
       tokens,
       sessions: { tokens, expiresIn: config.jwtExpirySeconds },
-      passwords: await createPasswords(config.bcryptCost),
+      passwords,
       limits: createLimits(config, { redis, prefix: config.redisPrefix }, (limit) =>
         metrics.refusals.inc({ limit }),
       ),
