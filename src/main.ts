@@ -74,8 +74,10 @@ export async function startService(
   try {
     const applied = await migrate(db);
     if (applied.length) log.info({ applied }, 'migrations applied');
-    // The files the migrations made (PGlite makes them 0666).
-    if (lock) tightenTree(config.dataDir);
+    // The files the migrations made (PGlite makes them 0666); none when none was applied, and
+    // the walk over DATA_DIR's thousand files is then saved (openDatabase made private what the
+    // open made).
+    if (lock && applied.length) tightenTree(config.dataDir);
   } catch (err) {
     await db.close();
     lock?.release();
