@@ -25,7 +25,7 @@ import { loadSecrets } from './platform/secrets.ts';
 import { createDiskStore } from './platform/storage/disk-store.ts';
 import type { ObjectStore } from './platform/storage/object-store.ts';
 import type { Tracing } from './platform/tracing/tracing.ts';
-import { loadSchemaCache, reloadSchemaCache } from './rest/schema-cache.ts';
+import { reloadSchemaCache, schemaCacheLoader } from './rest/schema-cache.ts';
 import { createLimits, type Services } from './services.ts';
 import { mediaUrlSigner } from './storage/signed-url.ts';
 
@@ -169,6 +169,7 @@ export async function startService(
       },
       { work: config.worker.mode === 'inline', extra: opts.jobs },
     );
+    const schemaCache = schemaCacheLoader(db);
     services = {
       config,
       publicUrl: url,
@@ -183,7 +184,8 @@ export async function startService(
       ),
       plans,
       keyCheck: createKeyCheck(db, config.agentKeyRecheckSeconds * 1000),
-      schema: await loadSchemaCache(db),
+      schema: schemaCache.cache,
+      schemaPending: schemaCache.pending,
       log,
       mail: openMail(config, log),
       queue,
@@ -206,6 +208,9 @@ export async function startService(
     };
     if (config.metrics.port !== undefined)
       metricsListener = await listenMetrics(metrics, config.metrics.port, config.metrics.host);
+    // Read while the service starts answering, after the statements above (PGlite runs one at a
+    // time); a /rest/v1 request waits for it (rest/schema-cache.ts), a failure is its 5xx.
+    schemaCache.pending()?.catch(() => {});
     const listener = requestListener(services);
     http.bind(tracing ? tracing.listener(listener) : listener);
   } catch (err) {
