@@ -28,6 +28,9 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   switch (command) {
     case 'start': {
+      // The embedded engine's WebAssembly compiles off the main thread while the code below loads.
+      if (!config.databaseUrl)
+        void import('../platform/db/pglite-wasm.ts').then((m) => m.pgliteModule()).catch(() => {});
       const [{ startService }, { exitOnCrash }, { createLogger }] = await Promise.all([
         import('../main.ts'),
         import('./crash.ts'),
