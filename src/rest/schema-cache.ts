@@ -118,11 +118,18 @@ export function schemaCacheLoader(db: Database): {
   pending(): Promise<void> | undefined;
 } {
   const cache: SchemaCache = new Map();
+  // Each of its statements after the requests already waiting: PGlite answers a statement without
+  // going back to the event loop, so a chain of them would otherwise hold every request that
+  // arrives meanwhile (a /health right after the start) until the last.
+  const queries: Database = {
+    ...db,
+    query: (sql, params) => new Promise((resolve) => setImmediate(resolve)).then(() => db.query(sql, params)),
+  };
   let loading: Promise<void> | undefined;
   let filled = false;
   const pending = () => {
     if (filled) return undefined;
-    loading ??= reloadSchemaCache(db, cache).then(
+    loading ??= reloadSchemaCache(queries, cache).then(
       () => {
         filled = true;
       },
