@@ -59,6 +59,8 @@ export type Services = {
   plans: PlanCache;
   /** Tables and views /rest/v1 serves, read from the catalog at start. */
   schema: SchemaCache;
+  /** While `schema` is being read at start, that read (rest/schema-cache.ts, schemaCacheLoading). */
+  schemaPending?: () => Promise<void> | undefined;
   log: Logger;
   /** Outgoing mail: SMTP, or the development outbox. */
   mail: MailDispatch;

@@ -19,7 +19,7 @@ export async function purgeCommand(config: Config, args: string[]): Promise<numb
     const deleted = await purgeExpired(db, {
       at: new Date(),
       batchSize: config.purge.batchSize,
-      storage: openObjectStore(config.storage),
+      storage: await openObjectStore(config.storage),
     });
     process.stdout.write(`${JSON.stringify({ deleted })}\n`);
     return 0;

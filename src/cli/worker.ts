@@ -32,7 +32,7 @@ export async function startWorker(
     const now = () => new Date();
     // The address Meta fetches a post's media from: the API processes', which serve /storage/v1.
     const mediaUrl = mediaUrlSigner({ secrets, publicUrl: resolvePublicUrl(config, config.port), now });
-    const storage = openObjectStore(config.storage);
+    const storage = await openObjectStore(config.storage);
     // A worker has no public port: its metrics (sends, publishes, webhook lag, queue) only on METRICS_PORT.
     const metrics = createMetrics();
     collectDatabase(metrics, db);

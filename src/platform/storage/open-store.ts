@@ -1,6 +1,5 @@
 import { createDiskStore } from './disk-store.ts';
 import type { ObjectStore } from './object-store.ts';
-import { createS3Store } from './s3-store.ts';
 
 // The one place that picks the store of /storage/v1 (docs/storage.md): an S3-compatible bucket
 // when STORAGE_URL is set, STORAGE_DIR on the local disk otherwise. Every process of a deployment
@@ -19,8 +18,10 @@ export type S3Location = {
 
 export type StoreLocation = { dir: string; s3?: S3Location };
 
-export function openObjectStore(where: StoreLocation): ObjectStore {
+export async function openObjectStore(where: StoreLocation): Promise<ObjectStore> {
   if (!where.s3) return createDiskStore(where.dir);
+  // The AWS SDK is loaded only for a bucket: a start on the disk store never reads its files.
+  const { createS3Store } = await import('./s3-store.ts');
   const { bucket, prefix, region, endpoint, credentials } = where.s3;
   return createS3Store({
     bucket,
