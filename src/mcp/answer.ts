@@ -15,7 +15,7 @@ import { logFailure } from '../platform/log.ts';
 import { OTHER } from '../platform/metrics/route-labels.ts';
 import type { Services } from '../services.ts';
 import { answerDirect, directCall } from './direct.ts';
-import type { McpPost, TextAnswer } from './route.ts';
+import type { McpPost, TextAnswer } from './post.ts';
 import { unavailableResponse } from './rpc-errors.ts';
 import { BY_NAME, handleMcp } from './server.ts';
 import type { ToolContext } from './tool.ts';

@@ -1,32 +1,9 @@
 import { z } from '@hono/zod-openapi';
 import { methodNotAllowed } from '../platform/errors.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
-import type { Logger } from '../platform/log.ts';
 import type { Services } from '../services.ts';
 import { originPolicy } from './origin.ts';
-
-/** What answering a POST needs of the request, whichever server received it (here, or http.ts). */
-export type McpPost = {
-  authorization: string | undefined;
-  /** The body as text (asked once). */
-  text(): Promise<string>;
-  /** The request as the SDK's transport reads it: method, URL and headers (the body is `text`). */
-  request: Request;
-  /** The same with `text` as its body, for the transport to read and refuse. */
-  withBody(text: string): Request;
-  log: Logger;
-  /**
-   * Set by answerPost once the body is read: what the request called, for its duration metric
-   * (the tool's name, or the JSON-RPC method; `other` outside the known ones, `batch` for several).
-   */
-  target?: string;
-};
-
-/** An answer written as text (a tool call answered directly), which no Response need carry. */
-export type TextAnswer = { status: number; headers: Record<string, string>; body: string };
-
-/** A Response's body is a stream or null, never a string. */
-export const isText = (a: Response | TextAnswer): a is TextAnswer => typeof a.body === 'string';
+import { isText, type McpPost, type TextAnswer } from './post.ts';
 
 /**
  * A POST to the endpoint, answered by answer.ts, which is loaded (with the MCP SDK) at the first
