@@ -67,14 +67,20 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore & { client: S3C
   const prefix = opts.prefix ? `${opts.prefix.replace(/\/+$/, '')}/` : '';
   const s3Key = (key: string) => `${prefix}${objectKey(key)}`;
 
+  /** What a HEAD or GET of an object says about it. */
+  const infoOf = (out: {
+    ContentType?: string;
+    ContentLength?: number;
+    LastModified?: Date;
+  }): ObjectInfo => ({
+    contentType: out.ContentType ?? 'application/octet-stream',
+    size: out.ContentLength ?? 0,
+    updatedAt: out.LastModified ?? new Date(0),
+  });
+
   async function head(key: string): Promise<ObjectInfo | null> {
     try {
-      const out = await client.send(new HeadObjectCommand({ Bucket, Key: s3Key(key) }));
-      return {
-        contentType: out.ContentType ?? 'application/octet-stream',
-        size: out.ContentLength ?? 0,
-        updatedAt: out.LastModified ?? new Date(0),
-      };
+      return infoOf(await client.send(new HeadObjectCommand({ Bucket, Key: s3Key(key) })));
     } catch (err) {
       if (missing(err)) return null;
       throw err;
@@ -121,12 +127,7 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore & { client: S3C
     async get(key) {
       try {
         const out = await client.send(new GetObjectCommand({ Bucket, Key: s3Key(key) }));
-        return {
-          body: out.Body as Readable,
-          contentType: out.ContentType ?? 'application/octet-stream',
-          size: out.ContentLength ?? 0,
-          updatedAt: out.LastModified ?? new Date(0),
-        };
+        return { body: out.Body as Readable, ...infoOf(out) };
       } catch (err) {
         if (missing(err)) return null;
         throw err;
