@@ -10,6 +10,7 @@ import { authenticate } from '../platform/http/authenticate.ts';
 import { closeAfterResponse } from '../platform/http/connection.ts';
 import type { AppEnv } from '../platform/http/env.ts';
 import { meter } from '../platform/http/meter.ts';
+import { MEDIA_KINDS } from '../platform/media-type.ts';
 import {
   InvalidKeyError,
   type ObjectInfo,
@@ -62,13 +63,23 @@ function target(c: Context, route: string, opts: { folderOnly?: boolean } = {}):
   return { bucket, path, key: checkedKey(bucket, path) };
 }
 
-function checkedKey(bucket: string, path: string): string {
+/** How many objects a batch asks the store about at once. */
+const HEADS_AT_ONCE = 16;
+
+/** The store's key of a path, or null for a path that is not a valid key. */
+function keyOrNull(bucket: string, path: string): string | null {
   try {
     return objectKey(`${bucket}/${path}`);
   } catch (err) {
-    if (err instanceof InvalidKeyError) throw invalidKey(`Invalid key: ${path}`);
+    if (err instanceof InvalidKeyError) return null;
     throw err;
   }
+}
+
+function checkedKey(bucket: string, path: string): string {
+  const key = keyOrNull(bucket, path);
+  if (key === null) throw invalidKey(`Invalid key: ${path}`);
+  return key;
 }
 
 async function jsonBody<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
@@ -149,6 +160,25 @@ const ListBody = z.object({
 });
 const RemoveBody = z.object({ prefixes: z.array(z.string().min(1).max(1024)).min(1).max(1000) });
 const SignBody = z.object({ expiresIn: z.coerce.number().int().min(1).max(MAX_SIGNED_SECONDS) });
+const SignManyBody = SignBody.extend({ paths: z.array(z.string().min(1).max(1024)).min(1).max(1000) });
+/** A path of a batch that is not signed: Supabase's words, the same whether it is missing or not the caller's. */
+const NOT_SIGNED = 'Either the object does not exist or you do not have access to it';
+
+/**
+ * The one bucket as storage-js's listBuckets() and getBucket() read it: private, taking the media
+ * of the social calendar up to the largest file (per-type limits are in svc://schema/social). It is
+ * built in, not created, so its times are those of the release that brought it.
+ */
+const BUCKET_INFO = {
+  id: SOCIAL_MEDIA_BUCKET,
+  name: SOCIAL_MEDIA_BUCKET,
+  owner: '',
+  public: false,
+  file_size_limit: Math.max(...Object.values(MEDIA_KINDS).map((k) => k.max_bytes)),
+  allowed_mime_types: Object.values(MEDIA_KINDS).flatMap((k) => k.mime_types),
+  created_at: '2026-11-20T00:00:00.000Z',
+  updated_at: '2026-11-20T00:00:00.000Z',
+};
 
 export function storageRoutes(s: Services) {
   const app = new Hono<AppEnv>();
@@ -207,6 +237,32 @@ export function storageRoutes(s: Services) {
       ),
       200,
     );
+  });
+
+  app.get('/bucket', ...signedIn, (c) => c.json([BUCKET_INFO], 200));
+  app.get('/bucket/:id', ...signedIn, (c) => {
+    if (c.req.param('id') !== SOCIAL_MEDIA_BUCKET) throw noSuchBucket(c.req.param('id'));
+    return c.json(BUCKET_INFO, 200);
+  });
+
+  // createSignedUrls(): several paths at once, each signed or refused on its own. Registered first:
+  // `sign/:bucket/*` below matches the bare bucket too.
+  app.post('/object/sign/:bucket', ...signedIn, async (c) => {
+    const { bucket } = target(c, 'sign/', { folderOnly: true });
+    const { expiresIn, paths } = await jsonBody(c, SignManyBody);
+    const folder = await folderOf(s, c.get('principal'), 'read', 'Signing media URLs');
+    const expires = new Date(s.now().getTime() + expiresIn * 1000);
+    const signed: { error: string | null; path: string; signedURL: string | null }[] = [];
+    for (let i = 0; i < paths.length; i += HEADS_AT_ONCE) {
+      const batch = paths.slice(i, i + HEADS_AT_ONCE).map(async (path) => {
+        const key = inFolder(folder, path) ? keyOrNull(bucket, path) : null;
+        if (!key || !(await s.storage.head(key))) return { error: NOT_SIGNED, path, signedURL: null };
+        const token = signObjectUrl(signingKey, key, expires);
+        return { error: null, path, signedURL: `/object/sign/${bucket}/${path}?token=${token}` };
+      });
+      signed.push(...(await Promise.all(batch)));
+    }
+    return c.json(signed, 200);
   });
 
   app.post('/object/sign/:bucket/*', ...signedIn, async (c) => {

@@ -266,6 +266,58 @@ describe('the social-media bucket through @supabase/storage-js', () => {
     expect((await bucket.download(path)).data?.type).toBe('image/jpeg');
   });
 
+  it('signs several URLs at once (createSignedUrls): each of the caller’s objects downloads, others’ and missing ones are refused one by one', async () => {
+    const bucket = bucketOf(alice.access_token);
+    const mine = [`${aliceOrg}/batch/a.png`, `${aliceOrg}/batch/b c.gif`];
+    for (const [i, path] of mine.entries())
+      expect((await bucket.upload(path, i ? gif(3, 3) : png(4, 4))).error).toBeNull();
+    // Another organization's object that exists (Bob's folder stays empty for the test below).
+    const carol = await signUp(svc, 'Carol Cakes');
+    await setPlan(svc, carol, 'starter');
+    const theirs = `${orgOf(carol)}/batch/theirs.png`;
+    expect((await bucketOf(carol.access_token).upload(theirs, png(5, 5))).error).toBeNull();
+    const asked = [...mine, `${aliceOrg}/batch/missing.png`, theirs, `${aliceOrg}/../x.png`];
+    const { data, error } = await bucket.createSignedUrls(asked, 60);
+    expect(error).toBeNull();
+    expect(data?.map((d) => [d.path, d.error])).toEqual([
+      [mine[0], null],
+      [mine[1], null],
+      ...asked.slice(2).map((p) => [p, 'Either the object does not exist or you do not have access to it']),
+    ]);
+    expect(data?.slice(2).every((d) => d.signedUrl === null)).toBe(true);
+    const types = await Promise.all(
+      (data ?? [])
+        .slice(0, 2)
+        .map(async (d) => (await fetch(d.signedUrl as string)).headers.get('content-type')),
+    );
+    expect(types).toEqual(['image/png', 'image/gif']);
+    // The batch has the same bounds as one: a year at most, and at most 1,000 paths.
+    expect((await bucket.createSignedUrls(mine, 400 * 24 * 3600)).error).not.toBeNull();
+    expect((await bucket.createSignedUrls(Array(1001).fill(mine[0]), 60)).error).not.toBeNull();
+  });
+
+  it('describes its one bucket to listBuckets() and getBucket(), and no other', async () => {
+    const storage = storageAs(alice.access_token);
+    const listed = await storage.listBuckets();
+    expect(listed.error).toBeNull();
+    expect(listed.data?.map((b) => [b.id, b.public])).toEqual([['social-media', false]]);
+    const one = await storage.getBucket('social-media');
+    expect(one.data).toMatchObject({
+      id: 'social-media',
+      name: 'social-media',
+      public: false,
+      file_size_limit: 1024 * 1024 * 1024,
+      allowed_mime_types: expect.arrayContaining(['image/png', 'video/mp4']),
+    });
+    const other = await storage.getBucket('avatars');
+    expect(other.data).toBeNull();
+    expect((other.error as StorageApiError | null)?.status).toBe(404);
+    // Signed-in callers only.
+    expect((await fetch(`${svc.url}/storage/v1/bucket`, { headers: { apikey: svc.anonKey } })).status).toBe(
+      401,
+    );
+  });
+
   it('signs a URL that downloads without a token, and refuses it expired or forged', async () => {
     const bucket = bucketOf(alice.access_token);
     const path = `${aliceOrg}/signed/photo one.webp`;
