@@ -27,6 +27,7 @@ import { createDiskStore } from './platform/storage/disk-store.ts';
 import type { ObjectStore } from './platform/storage/object-store.ts';
 import { tracedDatabase } from './platform/tracing/traced-database.ts';
 import type { Tracing } from './platform/tracing/tracing.ts';
+import { type Realtime, startRealtime } from './realtime/server.ts';
 import { loadSchemaCache, reloadSchemaCache } from './rest/schema-cache.ts';
 import { createLimits, type Services } from './services.ts';
 import { mediaUrlSigner } from './storage/signed-url.ts';
@@ -39,6 +40,9 @@ export type RunningService = {
   /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
   close(): Promise<void>;
 };
+
+/** The most a broadcast's payload may hold: it travels in a NOTIFY (8000 bytes with the rest). */
+const BROADCAST_BYTES = 6_000;
 
 /** The composition root: config → data-dir lock (embedded only) → database → migrate → app → listen. */
 export async function startService(
@@ -124,6 +128,7 @@ export async function startService(
   let redis: Redis | undefined;
   let stopListening: (() => Promise<void>) | undefined;
   let queue: Queue | undefined;
+  let realtime: Realtime | undefined;
   let services: Services;
   try {
     const tokens = createTokens(keys, `${url}/auth/v1`);
@@ -198,6 +203,12 @@ export async function startService(
     };
     if (config.metrics.port !== undefined)
       metricsListener = await listenMetrics(metrics, config.metrics.port, config.metrics.host);
+    realtime = await startRealtime(services, { ...config.realtime, broadcastBytes: BROADCAST_BYTES });
+    const rt = realtime;
+    // Upgrades other than realtime's are refused: no other surface speaks websocket.
+    server.on('upgrade', (req, socket, head) => {
+      if (!rt.upgrade(req, socket, head)) socket.destroy();
+    });
     const listener = requestListener(services);
     http.bind(tracing ? tracing.listener(listener) : listener);
   } catch (err) {
@@ -206,6 +217,7 @@ export async function startService(
     server.close();
     await metricsListener?.close();
     await queue?.stop({ timeoutMs: 1000 }).catch(() => {});
+    await realtime?.close().catch(() => {});
     await stopListening?.().catch(() => {});
     redis?.disconnect();
     await db.close();
@@ -222,8 +234,9 @@ export async function startService(
   const close = () => {
     closing ??= (async () => {
       // Requests in flight are answered (past the timeout, whatever is left is cut); no new one
-      // is started.
-      await http.drain(config.shutdownTimeoutMs);
+      // is started. Websockets are closed first (their clients reconnect elsewhere): an upgraded
+      // socket would otherwise keep the server from closing.
+      await Promise.all([realtime?.close(), http.drain(config.shutdownTimeoutMs)]);
       await metricsListener?.close();
       try {
         // After the last request (whose jobs are committed), before the database: runs in flight

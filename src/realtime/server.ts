@@ -1,0 +1,111 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { KEY_REVOKED_CHANNEL } from '../domain/key-check.ts';
+import { checkApiKey } from '../platform/http/authenticate.ts';
+import type { Services } from '../services.ts';
+import { type RealtimeLimits, serveConnection } from './connection.ts';
+import { BROADCAST_CHANNEL, createHub } from './hub.ts';
+import type { Vsn } from './protocol.ts';
+import { realtimeTables } from './tables.ts';
+
+export const REALTIME_PATH = '/realtime/v1/websocket';
+export const CHANGE_CHANNEL = 'svc_realtime_change';
+export const ACCESS_CHANNEL = 'svc_realtime_access';
+
+/** A socket that sent nothing (realtime-js heartbeats every 25 s) for this long is closed. */
+const IDLE_MS = 60_000;
+/** How often every channel's access is checked again (what no notice announces: a plan's scopes). */
+const RECHECK_MS = 60_000;
+/** The largest frame a client may send; broadcasts are held lower (RealtimeLimits). */
+const MAX_FRAME_BYTES = 64 * 1024;
+
+/**
+ * /realtime/v1/websocket: the websocket `@supabase/realtime-js` opens (docs/realtime.md). The
+ * upgrade needs the anon (or service) key in `apikey`, as the gateway asks of every request;
+ * each channel then joins with its own access token (connection.ts). Changes, membership ends,
+ * key revocations and broadcasts arrive by LISTEN, once per process (hub.ts).
+ */
+export async function startRealtime(s: Services, limits: RealtimeLimits) {
+  const tables = await realtimeTables(s.db);
+  const hub = createHub({ db: s.db, schema: s.schema, tables, log: s.log });
+  const stops = [
+    await s.db.listen(CHANGE_CHANNEL, hub.onChange),
+    await s.db.listen(ACCESS_CHANNEL, hub.onAccess),
+    await s.db.listen(KEY_REVOKED_CHANNEL, hub.onKeyRevoked),
+    await s.db.listen(BROADCAST_CHANNEL, hub.onBroadcast),
+  ];
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  const lastSeen = new Map<WebSocket, number>();
+  let stopping = false;
+  const deps = { db: s.db, schema: s.schema, tables, tokens: s.tokens, meter: s, hub, log: s.log, limits };
+
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [ws, at] of lastSeen) if (now - at > IDLE_MS) ws.terminate();
+    hub.recheckAll().catch(() => {});
+  }, Math.min(IDLE_MS, RECHECK_MS) / 2);
+  sweep.unref();
+
+  /** The HTTP server's 'upgrade' event: true when the request was realtime's (answered here). */
+  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname !== REALTIME_PATH) return false;
+    const started = performance.now();
+    const refuse = (status: number, message: string) => {
+      const body = JSON.stringify({
+        error: status === 401 ? 'unauthorized' : 'service_unavailable',
+        message,
+        details: {},
+      });
+      socket.end(
+        `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Service Unavailable'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
+      s.metrics.requests.observe(REALTIME_PATH, '', 'GET', status, started);
+    };
+    if (stopping) {
+      refuse(503, 'The service is restarting; connect again');
+      return true;
+    }
+    const vsn: Vsn = url.searchParams.get('vsn') === '2.0.0' ? '2.0.0' : '1.0.0';
+    checkApiKey(s.tokens, url.searchParams.get('apikey') ?? req.headers.apikey?.toString()).then(
+      () =>
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          s.metrics.requests.observe(REALTIME_PATH, '', 'GET', 101, started);
+          lastSeen.set(ws, Date.now());
+          ws.on('message', () => lastSeen.set(ws, Date.now()));
+          ws.on('close', () => lastSeen.delete(ws));
+          serveConnection(ws, vsn, deps);
+        }),
+      (err: Error) => refuse(401, err.message),
+    );
+    return true;
+  }
+
+  return {
+    upgrade,
+    hub,
+    /** Refuses new sockets, closes the open ones (1001: the client reconnects, to another process), stops listening. */
+    async close() {
+      stopping = true;
+      clearInterval(sweep);
+      for (const ws of wss.clients) ws.close(1001, 'The service is restarting');
+      const closed = [...wss.clients].map(
+        (ws) =>
+          new Promise<void>((resolve) =>
+            ws.readyState === ws.CLOSED ? resolve() : ws.once('close', () => resolve()),
+          ),
+      );
+      // A client that never answers the close is cut after a moment.
+      const cut = setTimeout(() => {
+        for (const ws of wss.clients) ws.terminate();
+      }, 2_000);
+      await Promise.all(closed);
+      clearTimeout(cut);
+      wss.close();
+      await Promise.all(stops.map((stop) => stop()));
+    },
+  };
+}
+
+export type Realtime = Awaited<ReturnType<typeof startRealtime>>;
