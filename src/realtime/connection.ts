@@ -62,7 +62,6 @@ export function serveConnection(ws: WebSocket, vsn: Vsn, d: ConnectionDeps) {
   const socketId = randomUUID();
   const channels = new Map<string, Channel>();
   const send = (m: Message) => {
-    if (process.env.RT_DEBUG) console.log('SEND', encode(vsn, m));
     if (ws.readyState === ws.OPEN) ws.send(encode(vsn, m));
   };
   const system = (
@@ -204,7 +203,6 @@ export function serveConnection(ws: WebSocket, vsn: Vsn, d: ConnectionDeps) {
   let turn: Promise<void> = Promise.resolve();
   ws.on('message', (data, binary) => {
     const m = decode(data as Buffer, binary);
-    if (process.env.RT_DEBUG) console.log('RECV', String(data));
     if (!m) return ws.close(1003, 'Malformed message');
     turn = turn
       .then(

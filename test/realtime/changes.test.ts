@@ -148,11 +148,9 @@ describe('joins', () => {
     const status = await new Promise<number | undefined>((resolve) => {
       ws.on('unexpected-response', (_req, res) => resolve(res.statusCode));
       ws.on('open', () => resolve(101));
+      ws.on('error', () => {}); // the refusal, reported above
     });
     ws.terminate();
     expect(status).toBe(401);
-  });
-});
-    expect(res.status).toBe(401);
   });
 });
