@@ -273,7 +273,9 @@ export async function listenWithReconnect(
   const retry = () => {
     if (stopped) return;
     wait = Math.min(wait * 2, RELISTEN_MS[1]);
-    open().then(() => onNotify(), () => {}); // a failed try ends its client, whose 'end' tries again
+    // A failed try ends its client, whose 'end' tries again.
+    const heardAgain = () => onNotify();
+    open().then(heardAgain, () => {});
   };
   await open();
   live = true;
