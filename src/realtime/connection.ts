@@ -149,7 +149,10 @@ export function serveConnection(ws: WebSocket, vsn: Vsn, d: ConnectionDeps) {
     if (bound.subs.length) system(m.topic, ch.joinRef, 'ok', 'Subscribed to PostgreSQL', 'postgres_changes');
   }
 
-  /** `access_token`: the channel goes on under the new token, or is closed saying why. */
+  /**
+   * `access_token`: the channel goes on under the new token, or is closed saying why. A token of
+   * another organization (the person switched) moves the channel there, admitted as a join is.
+   */
   async function refresh(m: Message, ch: Channel) {
     const principal = await principalOfToken(d.tokens, m.payload.access_token);
     if (typeof principal === 'string') return ch.close(principal);
@@ -158,11 +161,10 @@ export function serveConnection(ws: WebSocket, vsn: Vsn, d: ConnectionDeps) {
       return;
     }
     const org = claimedOrganization(principal) as string;
-    if (ch.org && org !== ch.org) return ch.close('The new token is of another organization');
-    if (!ch.org) {
-      // An anonymous channel given a person's token: admitted to that organization's changes now.
+    if (org !== ch.org) {
       const refused = await refusal(principal, org);
       if (refused) return ch.close(refused);
+      d.hub.remove(ch);
       ch.org = org;
       ch.principal = principal;
       d.hub.add(ch);

@@ -56,6 +56,27 @@ describe('tokens', () => {
     await sub.until('CLOSED');
     expect(sub.systems.at(-1)).toMatchObject({ status: 'error', message: 'Invalid token' });
   });
+
+  it("a token of the person's other organization moves the channel there", async () => {
+    const person = await signUp(svc, 'First Venture');
+    const created = await call(svc, 'POST', '/functions/v1/organization-create', {
+      token: person.access_token,
+      body: { name: 'Second Venture' },
+    });
+    const c = client(person.access_token);
+    const sub = await subscribe(c, { table: 'contacts', event: 'INSERT' });
+    const switched = await call(svc, 'POST', '/functions/v1/organization-switch', {
+      token: person.access_token,
+      body: { organization_id: created.json.organization.id },
+    });
+    await c.useToken(switched.json.access_token);
+    // A socket's messages are handled in order: once a later join is answered, the token is in.
+    await subscribe(c, { table: 'orders' });
+    await addContact(person.access_token, 'Left behind');
+    const there = await addContact(switched.json.access_token, 'Over here');
+    expect((await sub.next()).new).toMatchObject({ id: there.json[0].id, first_name: 'Over here' });
+    expect(sub.pending()).toBe(0);
+  });
 });
 
 describe('revocation', () => {
