@@ -196,15 +196,20 @@ export async function startService(
       );
     });
     stopListening = stopSchema;
-    // A key revoked through any process is refused by this one's MCP endpoint at once.
-    const stopKeys = await db.listen(KEY_REVOKED_CHANNEL, services.keyCheck.forgetAll);
+    realtime = await startRealtime(services, { ...config.realtime, broadcastBytes: BROADCAST_BYTES });
+    const rt = realtime;
+    // A key revoked through any process is refused by this one's MCP endpoint at once, and its
+    // realtime channels are closed.
+    const keyCheck = services.keyCheck;
+    const stopKeys = await db.listen(KEY_REVOKED_CHANNEL, (keyId) => {
+      keyCheck.forgetAll();
+      rt.hub.onKeyRevoked(keyId);
+    });
     stopListening = async () => {
       await Promise.all([stopSchema(), stopKeys()]);
     };
     if (config.metrics.port !== undefined)
       metricsListener = await listenMetrics(metrics, config.metrics.port, config.metrics.host);
-    realtime = await startRealtime(services, { ...config.realtime, broadcastBytes: BROADCAST_BYTES });
-    const rt = realtime;
     // Upgrades other than realtime's are refused: no other surface speaks websocket.
     server.on('upgrade', (req, socket, head) => {
       if (!rt.upgrade(req, socket, head)) socket.destroy();

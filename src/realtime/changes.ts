@@ -21,16 +21,12 @@ export type Subscription = {
 
 const OPS = new Set(['INSERT', 'UPDATE', 'DELETE']);
 
-export function parseChange(payload: string): Change | null {
-  try {
-    const c = JSON.parse(payload) as Record<string, unknown>;
-    const { table, op, org, id, at } = c;
-    if (typeof table !== 'string' || typeof op !== 'string' || !OPS.has(op)) return null;
-    if (typeof org !== 'string' || typeof id !== 'string' || typeof at !== 'string') return null;
-    return { table, op: op as Op, org, id, at };
-  } catch {
-    return null;
-  }
+/** A change notice's fields, checked; null when one is missing or malformed. */
+export function parseChange(c: Record<string, unknown>): Change | null {
+  const { table, op, org, id, at } = c;
+  if (typeof table !== 'string' || typeof op !== 'string' || !OPS.has(op)) return null;
+  if (typeof org !== 'string' || typeof id !== 'string' || typeof at !== 'string') return null;
+  return { table, op: op as Op, org, id, at };
 }
 
 export const wants = (s: Subscription, c: Change) =>

@@ -22,7 +22,11 @@ export type Joined = {
   close(reason: string): void;
 };
 
-export const BROADCAST_CHANNEL = 'svc_realtime_broadcast';
+/**
+ * The one channel realtime LISTENs on (a LISTEN holds a connection of its own on PostgreSQL):
+ * changes and access notices from the database (migrations/0046), broadcasts from the processes.
+ */
+export const REALTIME_CHANNEL = 'svc_realtime';
 type BroadcastNotice = { org: string; topic: string; event: string; payload: unknown; from: string };
 
 /**
@@ -99,6 +103,31 @@ export function createHub(deps: { db: Database; schema: SchemaCache; tables: Set
     );
   }
 
+  function onChange(notice: Record<string, unknown>) {
+    const change = parseChange(notice);
+    if (!change) return;
+    queue = queue
+      .then(() => deliver(change))
+      .catch((err) =>
+        deps.log.warn({ err: { message: (err as Error).message } }, 'realtime change not delivered'),
+      );
+  }
+
+  /** A membership ended or changed: that person's channels there are checked. */
+  function onAccess(notice: Record<string, unknown>) {
+    void recheck(
+      (ch) => ch.org === notice.org && ch.principal.kind === 'user' && ch.principal.userId === notice.user,
+    );
+  }
+
+  function onBroadcast(n: BroadcastNotice) {
+    for (const ch of byOrg.get(n.org) ?? []) {
+      if (ch.topic !== n.topic || (ch.socketId === n.from && !ch.broadcastSelf)) continue;
+      const body = { type: 'broadcast', event: n.event, payload: n.payload };
+      ch.send({ joinRef: null, ref: null, topic: ch.topic, event: 'broadcast', payload: body });
+    }
+  }
+
   return {
     add(ch: Joined) {
       if (!ch.org) return;
@@ -114,27 +143,21 @@ export function createHub(deps: { db: Database; schema: SchemaCache; tables: Set
     },
     /** Channels joined in `org` in this process (the per-organization limit). */
     count: (org: string) => byOrg.get(org)?.size ?? 0,
-    /** A NOTIFY of svc_realtime_change; none (notices may have been lost) changes nothing here. */
-    onChange(payload?: string) {
-      const change = payload ? parseChange(payload) : null;
-      if (!change) return;
-      queue = queue
-        .then(() => deliver(change))
-        .catch((err) =>
-          deps.log.warn({ err: { message: (err as Error).message } }, 'realtime change not delivered'),
-        );
-    },
-    /** A membership ended or changed (svc_realtime_access): that person's channels there are checked. */
-    onAccess(payload?: string) {
-      let notice: { org?: string; user?: string } = {};
+    /**
+     * A NOTIFY of svc_realtime, by its `kind`. None (notices may have been lost while the LISTEN
+     * connection was away): every channel's access is checked again; lost changes stay lost.
+     */
+    onNotice(payload?: string) {
+      if (payload === undefined) return void recheck(() => true);
+      let notice: Record<string, unknown>;
       try {
-        notice = payload ? JSON.parse(payload) : {};
-      } catch {}
-      void recheck((ch) =>
-        payload === undefined
-          ? true
-          : ch.org === notice.org && ch.principal.kind === 'user' && ch.principal.userId === notice.user,
-      );
+        notice = JSON.parse(payload);
+      } catch {
+        return;
+      }
+      if (notice.kind === 'change') onChange(notice);
+      else if (notice.kind === 'access') onAccess(notice);
+      else if (notice.kind === 'broadcast') onBroadcast(notice as BroadcastNotice);
     },
     /** An agent key revoked (svc_agent_key_revoked, its id): that agent's channels are checked. */
     onKeyRevoked(payload?: string) {
@@ -152,24 +175,11 @@ export function createHub(deps: { db: Database; schema: SchemaCache; tables: Set
         payload,
         from: from.socketId,
       };
-      await deps.db.query('select pg_notify($1, $2)', [BROADCAST_CHANNEL, JSON.stringify(notice)]);
+      await deps.db.query('select pg_notify($1, $2)', [
+        REALTIME_CHANNEL,
+        JSON.stringify({ kind: 'broadcast', ...notice }),
+      ]);
     },
-    onBroadcast(payload?: string) {
-      if (!payload) return;
-      let n: BroadcastNotice;
-      try {
-        n = JSON.parse(payload);
-      } catch {
-        return;
-      }
-      for (const ch of byOrg.get(n.org) ?? []) {
-        if (ch.topic !== n.topic || (ch.socketId === n.from && !ch.broadcastSelf)) continue;
-        const body = { type: 'broadcast', event: n.event, payload: n.payload };
-        ch.send({ joinRef: null, ref: null, topic: ch.topic, event: 'broadcast', payload: body });
-      }
-    },
-    /** Every channel, for the stop. */
-    all: () => [...byOrg.values()].flatMap((s) => [...s]),
   };
 }
 

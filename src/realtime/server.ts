@@ -1,17 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { KEY_REVOKED_CHANNEL } from '../domain/key-check.ts';
 import { checkApiKey } from '../platform/http/authenticate.ts';
 import type { Services } from '../services.ts';
 import { type RealtimeLimits, serveConnection } from './connection.ts';
-import { BROADCAST_CHANNEL, createHub } from './hub.ts';
+import { createHub, REALTIME_CHANNEL } from './hub.ts';
 import type { Vsn } from './protocol.ts';
 import { realtimeTables } from './tables.ts';
 
 export const REALTIME_PATH = '/realtime/v1/websocket';
-export const CHANGE_CHANNEL = 'svc_realtime_change';
-export const ACCESS_CHANNEL = 'svc_realtime_access';
 
 /** A socket that sent nothing (realtime-js heartbeats every 25 s) for this long is closed. */
 const IDLE_MS = 60_000;
@@ -23,18 +20,14 @@ const MAX_FRAME_BYTES = 64 * 1024;
 /**
  * /realtime/v1/websocket: the websocket `@supabase/realtime-js` opens (docs/realtime.md). The
  * upgrade needs the anon (or service) key in `apikey`, as the gateway asks of every request;
- * each channel then joins with its own access token (connection.ts). Changes, membership ends,
- * key revocations and broadcasts arrive by LISTEN, once per process (hub.ts).
+ * each channel then joins with its own access token (connection.ts). Changes, membership ends
+ * and broadcasts arrive by one LISTEN per process (hub.ts).
  */
 export async function startRealtime(s: Services, limits: RealtimeLimits) {
   const tables = await realtimeTables(s.db);
   const hub = createHub({ db: s.db, schema: s.schema, tables, log: s.log });
-  const stops = [
-    await s.db.listen(CHANGE_CHANNEL, hub.onChange),
-    await s.db.listen(ACCESS_CHANNEL, hub.onAccess),
-    await s.db.listen(KEY_REVOKED_CHANNEL, hub.onKeyRevoked),
-    await s.db.listen(BROADCAST_CHANNEL, hub.onBroadcast),
-  ];
+  // Agent key revocations are heard by main.ts's listener, which hands them to hub.onKeyRevoked.
+  const stopListening = await s.db.listen(REALTIME_CHANNEL, (payload) => hub.onNotice(payload));
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   const lastSeen = new Map<WebSocket, number>();
   let stopping = false;
@@ -103,7 +96,7 @@ export async function startRealtime(s: Services, limits: RealtimeLimits) {
       await Promise.all(closed);
       clearTimeout(cut);
       wss.close();
-      await Promise.all(stops.map((stop) => stop()));
+      await stopListening();
     },
   };
 }
