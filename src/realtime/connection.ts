@@ -51,6 +51,7 @@ type Channel = Joined & { timer?: NodeJS.Timeout; ack: boolean };
 
 const ANON: Principal = { kind: 'anon', claims: { role: 'anon' } };
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
 const expiresAt = (p: Principal) => (typeof p.claims.exp === 'number' ? p.claims.exp * 1000 : Infinity);
 
 /**
@@ -86,11 +87,16 @@ export function serveConnection(ws: WebSocket, vsn: Vsn, d: ConnectionDeps) {
     channels.delete(topic);
     d.hub.remove(ch);
   };
+  // A timer waits at most 2^31 - 1 ms (~24.8 days; longer fires at once): a longer-lived token
+  // is looked at again then.
   const expireAt = (ch: Channel) => {
     clearTimeout(ch.timer);
     const wait = expiresAt(ch.principal) - Date.now();
-    if (Number.isFinite(wait)) ch.timer = setTimeout(() => ch.close('Token has expired'), Math.max(0, wait));
-    ch.timer?.unref();
+    if (!Number.isFinite(wait)) return;
+    const check = () =>
+      expiresAt(ch.principal) <= Date.now() ? ch.close('Token has expired') : expireAt(ch);
+    ch.timer = setTimeout(check, Math.min(Math.max(0, wait), MAX_TIMER_MS));
+    ch.timer.unref();
   };
 
   /**
