@@ -49,6 +49,16 @@ describe('tokens', () => {
     expect(kept.statuses).not.toContain('CLOSED');
   });
 
+  it('a token living longer than 25 days (JWT_EXPIRY_SECONDS may say so) keeps its channel', async () => {
+    const { exp: _exp, iat: _iat, ...claims } = claimsOf(owner.access_token);
+    const sub = await subscribe(client(await svc.services.tokens.sign(claims, 30 * 24 * 3600)), {
+      table: 'contacts',
+    });
+    const row = await addContact(owner.access_token, 'Long-lived');
+    expect((await sub.next()).new).toMatchObject({ id: row.json[0].id });
+    expect(sub.statuses).not.toContain('CLOSED');
+  });
+
   it('a refresh with a token of no one closes the channel', async () => {
     const c = client(owner.access_token);
     const sub = await subscribe(c, { table: 'contacts' });
