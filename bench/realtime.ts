@@ -120,6 +120,10 @@ await onBothEngines(
   'realtime',
   async (engine, svc, tenant) => {
     const base = await notifyRoundTrip(svc);
+    // What the trigger's NOTIFY costs a writer: the same inserts with it off, then on.
+    await svc.services.db.query('alter table contacts disable trigger realtime_notice');
+    const silent = await writeOnly(svc, tenant);
+    await svc.services.db.query('alter table contacts enable trigger realtime_notice');
     const write = await writeOnly(svc, tenant);
     const one = await commitToEvent(svc, tenant);
     const shared = await fanOut(svc, tenant, 10);
@@ -127,7 +131,8 @@ await onBothEngines(
     const after = (t: number[]) => `${(pct(t, 0.5) - pct(write, 0.5)).toFixed(2)} ms after the commit at p50`;
     return [
       `${engine}: NOTIFY statement → heard           ${ms(base)}`,
-      `${engine}: insert, until committed            ${ms(write)}`,
+      `${engine}: insert without the trigger         ${ms(silent)}`,
+      `${engine}: insert, until committed            ${ms(write)} (${(pct(write, 0.5) / pct(silent, 0.5)).toFixed(2)}× without)`,
       `${engine}: insert → event, 1 subscriber       ${ms(one)} (${after(one)})`,
       `${engine}: insert → 1,000th event, 1 token    ${ms(shared)} (${after(shared)}; 10 sockets × 100 channels)`,
       `${engine}: insert → 1,000th event, 100 tokens ${ms(tokens)} (${after(tokens)}; 100 sockets × 10 channels)`,
