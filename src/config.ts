@@ -160,6 +160,9 @@ const schema = z.object({
   // organization may hold joined in one API process.
   REALTIME_CHANNELS_PER_SOCKET: z.coerce.number().int().min(1).max(1000).default(100),
   REALTIME_CHANNELS_PER_ORGANIZATION: z.coerce.number().int().min(1).max(100_000).default(500),
+  // Open websockets from one client address (an IPv6 /64) in one API process: the anon key is
+  // public, so sockets cost nothing to open without it.
+  REALTIME_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(100),
   // Failed sign-ins per account from one client address before that address is locked out of
   // that account (LOGIN_MAX_FAILURES_PER_EMAIL is the ceiling across all addresses).
   LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP: int(10),
@@ -332,7 +335,7 @@ export type Config = {
   /** How long the MCP endpoint remembers that an agent key is live (src/domain/key-check.ts). */
   agentKeyRecheckSeconds: number;
   /** /realtime/v1's limits (src/realtime/connection.ts). */
-  realtime: { channelsPerSocket: number; channelsPerOrganization: number };
+  realtime: { channelsPerSocket: number; channelsPerOrganization: number; socketsPerAddress: number };
   /** Failed sign-ins per (account, client address) before that address is locked out of the account. */
   loginPerEmailAndIp: { maxFailures: number; windowSeconds: number };
   /** Signing in with Meta to connect accounts (src/channels/meta-oauth.ts). */
@@ -539,6 +542,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     realtime: {
       channelsPerSocket: e.REALTIME_CHANNELS_PER_SOCKET,
       channelsPerOrganization: e.REALTIME_CHANNELS_PER_ORGANIZATION,
+      socketsPerAddress: e.REALTIME_SOCKETS_PER_ADDRESS,
     },
     loginPerEmailAndIp: {
       maxFailures: e.LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP,

@@ -24,6 +24,7 @@ export type ConnectionDeps = {
 };
 
 export type RealtimeLimits = {
+  socketsPerAddress: number;
   channelsPerSocket: number;
   channelsPerOrganization: number;
   broadcastBytes: number;

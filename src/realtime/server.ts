@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { checkApiKey } from '../platform/http/authenticate.ts';
+import { addressKey, clientIp, trustedProxies } from '../platform/http/client-ip.ts';
 import type { Services } from '../services.ts';
 import { type RealtimeLimits, serveConnection } from './connection.ts';
 import { createHub, REALTIME_CHANNEL } from './hub.ts';
@@ -17,6 +18,13 @@ const RECHECK_MS = 60_000;
 /** The largest frame a client may send; broadcasts are held lower (RealtimeLimits). */
 const MAX_FRAME_BYTES = 64 * 1024;
 
+/** An upgrade refused: the status line's reason and the body's `error`. */
+const REFUSALS = {
+  401: ['Unauthorized', 'unauthorized'],
+  429: ['Too Many Requests', 'rate_limited'],
+  503: ['Service Unavailable', 'service_unavailable'],
+} as const;
+
 /**
  * /realtime/v1/websocket: the websocket `@supabase/realtime-js` opens (docs/realtime.md). The
  * upgrade needs the anon (or service) key in `apikey`, as the gateway asks of every request;
@@ -30,6 +38,8 @@ export async function startRealtime(s: Services, limits: RealtimeLimits) {
   const stopListening = await s.db.listen(REALTIME_CHANNEL, (payload) => hub.onNotice(payload));
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   const lastSeen = new Map<WebSocket, number>();
+  const perAddress = new Map<string, number>();
+  const proxies = trustedProxies(s.config.trustProxy);
   let stopping = false;
   const deps = { db: s.db, schema: s.schema, tables, tokens: s.tokens, meter: s, hub, log: s.log, limits };
 
@@ -45,14 +55,11 @@ export async function startRealtime(s: Services, limits: RealtimeLimits) {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname !== REALTIME_PATH) return false;
     const started = performance.now();
-    const refuse = (status: number, message: string) => {
-      const body = JSON.stringify({
-        error: status === 401 ? 'unauthorized' : 'service_unavailable',
-        message,
-        details: {},
-      });
+    const refuse = (status: keyof typeof REFUSALS, message: string) => {
+      const [reason, error] = REFUSALS[status];
+      const body = JSON.stringify({ error, message, details: {} });
       socket.end(
-        `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Service Unavailable'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+        `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
       );
       s.metrics.requests.observe(REALTIME_PATH, '', 'GET', status, started);
     };
@@ -60,6 +67,20 @@ export async function startRealtime(s: Services, limits: RealtimeLimits) {
       refuse(503, 'The service is restarting; connect again');
       return true;
     }
+    const address = addressKey(
+      clientIp(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for']?.toString(), proxies),
+    );
+    if ((perAddress.get(address) ?? 0) >= limits.socketsPerAddress) {
+      refuse(429, `At most ${limits.socketsPerAddress} open websockets from one address`);
+      return true;
+    }
+    // Counted from now until the connection closes, however it ends (refused, failed, closed).
+    perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
+    socket.once('close', () => {
+      const n = (perAddress.get(address) ?? 1) - 1;
+      if (n > 0) perAddress.set(address, n);
+      else perAddress.delete(address);
+    });
     const vsn: Vsn = url.searchParams.get('vsn') === '2.0.0' ? '2.0.0' : '1.0.0';
     checkApiKey(s.tokens, url.searchParams.get('apikey') ?? req.headers.apikey?.toString()).then(
       () =>

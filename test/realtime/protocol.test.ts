@@ -7,6 +7,7 @@ import { WebSocket } from 'ws';
 import { apiCallsToday } from '../../src/platform/http/meter.ts';
 import { orgOf, type Session, signUp } from '../helpers/http.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { until } from '../helpers/work-rows.ts';
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
 let svc: TestService;
@@ -87,6 +88,35 @@ describe('frames', () => {
     expect(text).toMatch(
       /svc_http_request_duration_seconds_count\{[^}]*route="\/realtime\/v1\/websocket"[^}]*status="101"/,
     );
+  });
+});
+
+describe('limits', () => {
+  it('one address may hold only so many open websockets; a closed one frees its place', async () => {
+    const limited = await startTestService({ REALTIME_SOCKETS_PER_ADDRESS: '2' });
+    try {
+      const [a, b] = [await socket(limited, '2.0.0'), await socket(limited, '2.0.0')];
+      const url = `${limited.url.replace(/^http/, 'ws')}/realtime/v1/websocket?apikey=${limited.anonKey}&vsn=2.0.0`;
+      const third = new WebSocket(url);
+      third.on('error', () => {}); // the refusal, read below
+      const refused = await new Promise<number | undefined>((resolve) => {
+        third.on('unexpected-response', (_req, res) => resolve(res.statusCode));
+        third.on('open', () => resolve(101));
+      });
+      expect(refused).toBe(429);
+      const freed = new Promise((resolve) => a.ws.once('close', resolve));
+      a.ws.close();
+      await freed;
+      // The server counts the place free once its side of the connection has closed too.
+      await until(async () => {
+        const s = await socket(limited, '2.0.0').catch(() => null);
+        s?.ws.close();
+        return s !== null;
+      });
+      b.ws.close();
+    } finally {
+      await limited.stop();
+    }
   });
 });
 
