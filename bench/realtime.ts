@@ -138,6 +138,6 @@ await onBothEngines(
       `${engine}: insert → 1,000th event, 100 tokens ${ms(tokens)} (${after(tokens)}; 100 sockets × 10 channels)`,
     ];
   },
-  { REALTIME_CHANNELS_PER_ORGANIZATION: '5000' },
+  { REALTIME_CHANNELS_PER_ORGANIZATION: '5000', REALTIME_SOCKETS_PER_ADDRESS: '5000' },
 );
 process.exit(0);
