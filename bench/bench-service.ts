@@ -91,9 +91,10 @@ async function startWithTenant(env: Record<string, string>) {
 export async function onBothEngines(
   tag: string,
   bench: (engine: string, svc: RunningService, tenant: BenchTenant) => Promise<string[]>,
+  extraEnv: Record<string, string> = {},
 ) {
   const run = async (engine: string, env: Record<string, string>) => {
-    const { svc, tenant, dir } = await startWithTenant(env);
+    const { svc, tenant, dir } = await startWithTenant({ ...extraEnv, ...env });
     try {
       return await bench(engine, svc, tenant);
     } finally {

@@ -164,6 +164,13 @@ const schema = z.object({
   // How long the MCP endpoint trusts its last look at an agent key: the bound on a revocation's
   // reach when its notice is lost (docs/decisions.md, "Revocation reaches every process").
   AGENT_KEY_RECHECK_SECONDS: z.coerce.number().int().min(1).max(60).default(5),
+  // /realtime/v1 (docs/realtime.md): channels one websocket may join, and channels one
+  // organization may hold joined in one API process.
+  REALTIME_CHANNELS_PER_SOCKET: z.coerce.number().int().min(1).max(1000).default(100),
+  REALTIME_CHANNELS_PER_ORGANIZATION: z.coerce.number().int().min(1).max(100_000).default(500),
+  // Open websockets from one client address (an IPv6 /64) in one API process: the anon key is
+  // public, so sockets cost nothing to open without it.
+  REALTIME_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(100),
   // Failed sign-ins per account from one client address before that address is locked out of
   // that account (LOGIN_MAX_FAILURES_PER_EMAIL is the ceiling across all addresses).
   LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP: int(10),
@@ -335,6 +342,8 @@ export type Config = {
   };
   /** How long the MCP endpoint remembers that an agent key is live (src/domain/key-check.ts). */
   agentKeyRecheckSeconds: number;
+  /** /realtime/v1's limits (src/realtime/connection.ts). */
+  realtime: { channelsPerSocket: number; channelsPerOrganization: number; socketsPerAddress: number };
   /** Failed sign-ins per (account, client address) before that address is locked out of the account. */
   loginPerEmailAndIp: { maxFailures: number; windowSeconds: number };
   /** Signing in with Meta to connect accounts (src/channels/meta-oauth.ts). */
@@ -584,6 +593,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ipWindowSeconds: e.RECOVER_IP_WINDOW_SECONDS,
     },
     agentKeyRecheckSeconds: e.AGENT_KEY_RECHECK_SECONDS,
+    realtime: {
+      channelsPerSocket: e.REALTIME_CHANNELS_PER_SOCKET,
+      channelsPerOrganization: e.REALTIME_CHANNELS_PER_ORGANIZATION,
+      socketsPerAddress: e.REALTIME_SOCKETS_PER_ADDRESS,
+    },
     loginPerEmailAndIp: {
       maxFailures: e.LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP,
       windowSeconds: e.LOGIN_EMAIL_AND_IP_WINDOW_SECONDS,

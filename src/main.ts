@@ -27,6 +27,7 @@ import { loadSecrets } from './platform/secrets.ts';
 import type { ObjectStore } from './platform/storage/object-store.ts';
 import { openObjectStore } from './platform/storage/open-store.ts';
 import type { Tracing } from './platform/tracing/tracing.ts';
+import { type Realtime, startRealtime } from './realtime/server.ts';
 import { reloadSchemaCache, schemaCacheLoader } from './rest/schema-cache.ts';
 import { createLimits, type Services } from './services.ts';
 
@@ -38,6 +39,9 @@ export type RunningService = {
   /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
   close(): Promise<void>;
 };
+
+/** The most a broadcast's payload may hold: it travels in a NOTIFY (8000 bytes with the rest). */
+const BROADCAST_BYTES = 6_000;
 
 /** The composition root: config → data-dir lock (embedded only) → database → migrate → app → listen. */
 export async function startService(
@@ -128,6 +132,7 @@ export async function startService(
   let redis: Redis | undefined;
   let stopListening: (() => Promise<void>) | undefined;
   let queue: Queue | undefined;
+  let realtime: Realtime | undefined;
   let services: Services;
   try {
     const tokens = createTokens(keys, `${url}/auth/v1`);
@@ -202,8 +207,15 @@ export async function startService(
       );
     });
     stopListening = stopSchema;
-    // A key revoked through any process is refused by this one's MCP endpoint at once.
-    const stopKeys = await db.listen(KEY_REVOKED_CHANNEL, services.keyCheck.forgetAll);
+    realtime = await startRealtime(services, { ...config.realtime, broadcastBytes: BROADCAST_BYTES });
+    const rt = realtime;
+    // A key revoked through any process is refused by this one's MCP endpoint at once, and its
+    // realtime channels are closed.
+    const keyCheck = services.keyCheck;
+    const stopKeys = await db.listen(KEY_REVOKED_CHANNEL, (keyId) => {
+      keyCheck.forgetAll();
+      rt.hub.onKeyRevoked(keyId);
+    });
     stopListening = async () => {
       await Promise.all([stopSchema(), stopKeys()]);
     };
@@ -212,6 +224,10 @@ export async function startService(
     // Read while the service starts answering, after the statements above (PGlite runs one at a
     // time); a /rest/v1 request waits for it (rest/schema-cache.ts), a failure is its 5xx.
     schemaCache.pending()?.catch(() => {});
+    // Upgrades other than realtime's are refused: no other surface speaks websocket.
+    server.on('upgrade', (req, socket, head) => {
+      if (!rt.upgrade(req, socket, head)) socket.destroy();
+    });
     const listener = requestListener(services);
     http.bind(tracing ? tracing.listener(listener) : listener);
   } catch (err) {
@@ -220,6 +236,7 @@ export async function startService(
     server.close();
     await metricsListener?.close();
     await queue?.stop({ timeoutMs: 1000 }).catch(() => {});
+    await realtime?.close().catch(() => {});
     await stopListening?.().catch(() => {});
     redis?.disconnect();
     await db.close();
@@ -236,8 +253,9 @@ export async function startService(
   const close = () => {
     closing ??= (async () => {
       // Requests in flight are answered (past the timeout, whatever is left is cut); no new one
-      // is started.
-      await http.drain(config.shutdownTimeoutMs);
+      // is started. Websockets are closed first (their clients reconnect elsewhere): an upgraded
+      // socket would otherwise keep the server from closing.
+      await Promise.all([realtime?.close(), http.drain(config.shutdownTimeoutMs)]);
       await metricsListener?.close();
       try {
         // After the last request (whose jobs are committed), before the database: runs in flight

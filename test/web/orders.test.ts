@@ -132,6 +132,9 @@ describeBrowser('orders in the dashboard', () => {
     const email = await signUpInDashboard(svc, page, 'Stale page shop');
     const api = await apiSession(svc, email);
     const order = await createOrderOverApi(svc, api, [{ name: 'Candle', quantity: 1, unit_price: 9 }]);
+    // A page that hears no changes (its realtime socket answered by nobody, as when a connection
+    // is lost) is stale: the service still has the last word.
+    await page.routeWebSocket(/\/realtime\/v1\//, () => {});
     await page.goto(`${svc.url}/app/orders/${order.id}`);
     expect(await eventually(() => movesShown(page)).toEqual(['Confirm', 'Cancel order']));
 
@@ -147,6 +150,26 @@ describeBrowser('orders in the dashboard', () => {
     );
     await shows(page.getByText('moves no further'));
     expect(await movesShown(page)).toEqual([]);
+    await expectCleanPage(page);
+    await context.close();
+  });
+
+  test('a move made elsewhere shows on the open order without a reload, with its history line', async () => {
+    const { context, page } = await openPage(browser, DESKTOP);
+    const email = await signUpInDashboard(svc, page, 'Live order shop');
+    const api = await apiSession(svc, email);
+    const order = await createOrderOverApi(svc, api, [{ name: 'Lamp', quantity: 1, unit_price: 20 }]);
+    await page.goto(`${svc.url}/app/orders/${order.id}`);
+    expect(await eventually(() => movesShown(page)).toEqual(['Confirm', 'Cancel order']));
+    const cancelled = await call(svc, 'PATCH', `/rest/v1/orders?id=eq.${order.id}`, {
+      token: api.access_token,
+      body: { status: 'cancelled' },
+    });
+    expect(cancelled.status).toBe(204);
+    await shows(page.getByText('moves no further'));
+    expect(await movesShown(page)).toEqual([]);
+    const history = page.getByRole('region', { name: 'Status history' }).getByRole('listitem');
+    await shows(history.filter({ hasText: /→\s*Cancelled/ }));
     await expectCleanPage(page);
     await context.close();
   });

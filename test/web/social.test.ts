@@ -14,9 +14,17 @@ import {
   shows,
   signInToDashboard,
 } from '../helpers/browser.ts';
+import { call } from '../helpers/http.ts';
 import { agentToken, mcpClient, tool } from '../helpers/mcp.ts';
 import { PAGE, postState, type SocialWorld, schedule, settled, socialWorld } from '../helpers/social.ts';
-import { loadedWidth, localSlot, mediaHost, openPageInZone, realPng } from './social-helpers.ts';
+import {
+  BROWSER_ZONE,
+  loadedWidth,
+  localSlot,
+  mediaHost,
+  openPageInZone,
+  realPng,
+} from './social-helpers.ts';
 
 let w: SocialWorld;
 let browser: Browser;
@@ -174,6 +182,29 @@ describeBrowser('the social calendar', () => {
     await shows(page.getByRole('heading', { name: 'Publishing failed' }));
     await shows(page.getByText(String(refused.error?.message)));
     expect(await page.getByRole('button', { name: /Edit|Delete|Cancel/ }).count()).toBe(0);
+    await expectCleanPage(page);
+    await context.close();
+  });
+
+  test('a post scheduled elsewhere (a teammate, an agent) shows on the open calendar without a reload', async () => {
+    const { context, page } = await openPageInZone(browser, DESKTOP);
+    await signInToDashboard(w.svc, page, w.owner.user.email);
+    const at = new Date(Date.now() + 3600_000);
+    // The week of that hour in the browser's zone (BROWSER_ZONE), whatever day the run falls on.
+    const day = new Intl.DateTimeFormat('en-CA', { timeZone: BROWSER_ZONE }).format(at);
+    await page.goto(`${w.svc.url}/app/social?view=week&day=${day}`);
+    await shows(page.getByRole('heading', { level: 1 }));
+    const made = await call(w.svc, 'POST', '/functions/v1/social-posts', {
+      token: w.owner.access_token,
+      body: {
+        platform: 'facebook',
+        account_id: w.facebook,
+        message: 'Pushed, not polled',
+        scheduled_at: at.toISOString(),
+      },
+    });
+    expect(made.status).toBe(201);
+    await shows(page.getByRole('link', { name: /Facebook · .*Pushed, not polled/ }));
     await expectCleanPage(page);
     await context.close();
   });

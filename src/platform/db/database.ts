@@ -70,8 +70,12 @@ export interface Database {
   ): Promise<T[]>;
   /** Runs fn on one connection holding a cluster-wide advisory lock (migrations). */
   withAdvisoryLock<T>(key: string, fn: (conn: Connection) => Promise<T>): Promise<T>;
-  /** Calls `onNotify` on every NOTIFY of `channel` (other processes' migrations); returns a stop. */
-  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  /**
+   * Calls `onNotify` on every NOTIFY of `channel` (other processes' migrations), with its payload;
+   * without one when notices may have been missed (a LISTEN connection back after a loss, or none
+   * behind a transaction pooler: pg-pooled.ts). Returns a stop.
+   */
+  listen(channel: string, onNotify: (payload?: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
   /** How the connections are used now, for metrics; absent on PGlite (one engine, no pool). */
   stats?(): PoolStats;

@@ -127,7 +127,7 @@ export function openPostgresPooled(
     },
     async listen(channel, onNotify) {
       if (directUrl) return listenWithReconnect(directUrl, channel, onNotify);
-      const timer = setInterval(onNotify, unheardNoticeMs);
+      const timer = setInterval(() => onNotify(), unheardNoticeMs);
       timer.unref();
       return async () => clearInterval(timer);
     },

@@ -239,7 +239,11 @@ const RELISTEN_MS = [250, 5_000] as const;
  * once when it is back, as if one had come. The first connection must succeed (the service does
  * not start without its database); later ones are retried with a doubling wait.
  */
-export async function listenWithReconnect(url: string, channel: string, onNotify: () => void) {
+export async function listenWithReconnect(
+  url: string,
+  channel: string,
+  onNotify: (payload?: string) => void,
+) {
   const name = channel.replace(/[^a-z_]/g, '');
   let live = false; // listened once: from then on a lost connection is tried again
   let stopped = false;
@@ -250,7 +254,7 @@ export async function listenWithReconnect(url: string, channel: string, onNotify
     const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
     c.on('error', () => {}); // the 'end' that follows schedules the next try
     c.on('notification', (n) => {
-      if (n.channel === name) onNotify();
+      if (n.channel === name) onNotify(n.payload);
     });
     c.once('end', () => {
       if (client === c) client = undefined;
@@ -269,7 +273,9 @@ export async function listenWithReconnect(url: string, channel: string, onNotify
   const retry = () => {
     if (stopped) return;
     wait = Math.min(wait * 2, RELISTEN_MS[1]);
-    open().then(onNotify, () => {}); // a failed try ends its client, whose 'end' tries again
+    // A failed try ends its client, whose 'end' tries again.
+    const heardAgain = () => onNotify();
+    open().then(heardAgain, () => {});
   };
   await open();
   live = true;

@@ -4,6 +4,7 @@ import { canManage } from '../lib/claims';
 import { useClaims, useSession } from '../lib/session';
 import { OrgSwitcher } from './OrgSwitcher';
 import { ReconnectBanner } from './ReconnectBanner';
+import { UnreadCount } from './UnreadCount';
 
 /** Where each area lives; `manage` areas are for owners and admins only (and hidden from members). */
 const NAV = [
@@ -52,10 +53,11 @@ export function AppShell() {
       <nav id="nav" className={open ? 'nav open' : 'nav'} aria-label="Main">
         <ul>
           {items.map((n) => (
-            <li key={n.to}>
+            <li key={n.to} className="nav-item">
               <NavLink to={n.to} end={n.end} onClick={() => setOpen(false)}>
                 {n.label}
               </NavLink>
+              {n.to === '/app/inbox' && <UnreadCount />}
             </li>
           ))}
         </ul>

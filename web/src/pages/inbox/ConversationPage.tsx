@@ -2,10 +2,11 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { must } from '../../lib/api';
 import { ago } from '../../lib/format';
+import { useLive } from '../../lib/live';
 import { supabase } from '../../lib/supabase';
 import { ErrorNote } from '../../ui/ErrorNote';
 import { Loading, Page } from '../../ui/Page';
-import { CHANNEL_LABEL, type Conversation, POLL } from './inbox';
+import { CHANNEL_LABEL, type Conversation } from './inbox';
 import { ReplyBox } from './ReplyBox';
 import { Thread } from './Thread';
 import { Triage } from './Triage';
@@ -28,10 +29,10 @@ const nameOf = (c: ContactBits | null) =>
 /** One conversation: who, on which channel, its messages and the reply box. */
 export function ConversationPage() {
   const id = useParams().id ?? '';
-  // Polled too: a new inbound message moves last_inbound_at, which reopens the reply window.
+  // Live too: a new inbound message moves last_inbound_at, which reopens the reply window.
+  useLive([{ table: 'conversations', filter: `id=eq.${id}` }], ['inbox', 'conversation', id]);
   const conversation = useQuery({
     queryKey: ['inbox', 'conversation', id],
-    ...POLL,
     queryFn: async () =>
       must(
         await supabase

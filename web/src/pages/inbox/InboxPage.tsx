@@ -2,12 +2,13 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { invoke } from '../../lib/api';
 import { ago, dateTime } from '../../lib/format';
+import { useLive } from '../../lib/live';
 import { useUrlFilters } from '../../lib/url-filters';
 import { ErrorNote } from '../../ui/ErrorNote';
 import { FilterSelect } from '../../ui/FilterSelect';
 import { Loading, Page } from '../../ui/Page';
 import { Pager } from '../../ui/Pager';
-import { CHANNEL_LABEL, CHANNELS, type Conversation, type Envelope, POLL, STATUSES } from './inbox';
+import { CHANNEL_LABEL, CHANNELS, type Conversation, type Envelope, STATUSES } from './inbox';
 import './inbox.css';
 
 const PAGE_SIZE = 25;
@@ -20,10 +21,11 @@ export function InboxPage() {
   const unread = filters.get('unread') === '1';
   const page = filters.page;
 
+  // New messages move their conversation (last message, unread count): pushed, never polled.
+  useLive([{ table: 'conversations' }], ['inbox', 'list']);
   const list = useQuery({
     queryKey: ['inbox', 'list', { channel, status, unread, page }],
     placeholderData: keepPreviousData,
-    ...POLL,
     queryFn: () =>
       invoke<Envelope<Conversation>>('conversations', {
         query: {

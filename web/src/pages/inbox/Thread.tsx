@@ -2,9 +2,10 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { invoke } from '../../lib/api';
 import { dateTime } from '../../lib/format';
+import { useLive } from '../../lib/live';
 import { ErrorNote } from '../../ui/ErrorNote';
 import { Loading } from '../../ui/Page';
-import { type Envelope, failureReason, type Message, POLL, summaryOf } from './inbox';
+import { type Envelope, failureReason, type Message, summaryOf } from './inbox';
 
 const PAGE_SIZE = 50;
 
@@ -14,10 +15,14 @@ const PAGE_SIZE = 50;
  */
 export function Thread({ conversationId }: { conversationId: string }) {
   const [page, setPage] = useState(1);
+  // Inbound messages and delivery statuses (written by the worker) are pushed.
+  useLive(
+    [{ table: 'messages', filter: `conversation_id=eq.${conversationId}` }],
+    ['inbox', 'messages', conversationId],
+  );
   const messages = useQuery({
     queryKey: ['inbox', 'messages', conversationId, page],
     placeholderData: keepPreviousData,
-    ...POLL,
     queryFn: () =>
       invoke<Envelope<Message>>(`conversations/${conversationId}/messages`, {
         query: { page, per_page: PAGE_SIZE },

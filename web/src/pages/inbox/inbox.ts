@@ -62,14 +62,6 @@ export type Message = {
   created_at: string;
 };
 
-/**
- * New inbound messages and delivery statuses arrive through webhooks processed by the worker; the
- * service has no realtime channel to push them, so the inbox polls. A few seconds keeps a reply
- * conversation fluid without loading the service; react-query stops polling while the tab is
- * hidden (refetchIntervalInBackground: false) and refetches when it becomes visible again.
- */
-export const POLL = { refetchInterval: 3000, refetchIntervalInBackground: false } as const;
-
 const HOUR = 3_600_000;
 
 export type ReplyWindow =

@@ -3,6 +3,7 @@ import { Link, useLocation, useParams } from 'react-router';
 import { must } from '../../lib/api';
 import { canManage } from '../../lib/claims';
 import { dateTime, money, personName } from '../../lib/format';
+import { useLive } from '../../lib/live';
 import { useClaims } from '../../lib/session';
 import { supabase } from '../../lib/supabase';
 import { ErrorNote } from '../../ui/ErrorNote';
@@ -23,6 +24,14 @@ export function OrderPage() {
   const claims = useClaims();
   const created = (useLocation().state as Created | null)?.warnings;
   const actorName = useActorName();
+  // A status moved elsewhere (a teammate, an agent, Shopify) shows here, with its history line.
+  useLive(
+    [
+      { table: 'orders', filter: `id=eq.${id}` },
+      { table: 'order_status_events', filter: `order_id=eq.${id}` },
+    ],
+    ['order', id],
+  );
   const order = useQuery({
     queryKey: ['order', id],
     queryFn: async () =>

@@ -1,6 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { Link, useSearchParams } from 'react-router';
+import { useLive } from '../../lib/live';
 import { ErrorNote } from '../../ui/ErrorNote';
 import { Loading, Page } from '../../ui/Page';
 import { CalendarGrid } from './CalendarGrid';
@@ -16,6 +17,8 @@ export function CalendarPage() {
   const anchor = anchorOf(params.get('day'));
   const { days, from, to } = viewRange(view, anchor);
   const tz = timeZone();
+  // Posts scheduled, published or failed (by the worker, a teammate, an agent) show as they happen.
+  useLive([{ table: 'social_posts' }], ['social']);
   const calendar = useQuery({
     queryKey: ['social', 'calendar', from, to, tz],
     queryFn: () => calendarPosts(from, to, tz),
