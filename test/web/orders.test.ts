@@ -184,7 +184,7 @@ describeBrowser('orders in the dashboard', () => {
     await page.getByLabel('Line 1 SKU').fill('SKU-9');
     await page.getByLabel('Line 1 quantity').fill('0');
     await page.getByRole('button', { name: 'Create order' }).click();
-    await shows(page.getByRole('alert').filter({ hasText: 'The request is invalid' }));
+    await shows(page.getByRole('alert').filter({ hasText: '3 values need correcting' }));
     await shows(page.getByText(/^Shipping address: /));
     await shows(page.getByText(/^Line 1 name: /));
     await shows(page.getByText(/^Line 1 quantity: /));
