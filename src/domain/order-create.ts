@@ -5,7 +5,7 @@ import { insertContact } from './contacts.ts';
 import type { Deps, Source } from './deps.ts';
 import { NewOrder, type NewOrderInput, type OrderLineInput, parseInput } from './inputs.ts';
 import { readOrder } from './orders.ts';
-import { normalizePhone } from './phone.ts';
+import { phoneOfOrganization } from './phone.ts';
 
 type CreateOrderInput = z.output<typeof NewOrder>;
 
@@ -175,9 +175,11 @@ export async function createOrder(
   source: Source,
 ) {
   const input = parseInput(NewOrder, raw);
-  const shippingPhone = normalizePhone(input.phone_number, 'phone_number');
-  const customerPhone = input.customer_phone ? normalizePhone(input.customer_phone, 'customer_phone') : null;
   return deps.db.asPrincipal(principal, async (tx) => {
+    const shippingPhone = await phoneOfOrganization(tx, input.phone_number, 'phone_number');
+    const customerPhone = input.customer_phone
+      ? await phoneOfOrganization(tx, input.customer_phone, 'customer_phone')
+      : null;
     const warnings: OrderWarning[] = [];
     const currency = input.currency?.toUpperCase() ?? 'USD';
     let contactId: string | null = null;

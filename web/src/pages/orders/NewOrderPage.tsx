@@ -112,7 +112,7 @@ export function NewOrderPage() {
             <Field
               label="Shipping phone"
               type="tel"
-              hint="For the courier, with country code, e.g. +14155550100"
+              hint="For the courier; from abroad with its country code"
               {...register('phone_number')}
             />
             <Field label="Currency" maxLength={3} {...register('currency')} />
