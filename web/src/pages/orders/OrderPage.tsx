@@ -12,7 +12,7 @@ import { DeleteOrder } from './DeleteOrder';
 import { statusLabel } from './lifecycle';
 import { OrderLines } from './OrderLines';
 import { OrderMoves } from './OrderMoves';
-import { FULL_COLUMNS, type FullOrder } from './order';
+import { FULL_COLUMNS, type FullOrder, originOf } from './order';
 import './orders.css';
 
 /** What the create form hands over: the service's warnings about lines it could not link. */
@@ -48,7 +48,7 @@ export function OrderPage() {
     >
       <p className="meta">
         <span className={`badge status-${o.status}`}>{statusLabel(o.status)}</span> · created{' '}
-        {dateTime(o.created_at)} · source {o.source}
+        {dateTime(o.created_at)} · {originOf(o.source)}
       </p>
       {created && (
         <div role="status" className="panel">

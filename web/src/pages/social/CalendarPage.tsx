@@ -1,6 +1,9 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { Link, useSearchParams } from 'react-router';
+import { ApiError } from '../../lib/api';
+import { canManage } from '../../lib/claims';
+import { useClaims } from '../../lib/session';
 import { ErrorNote } from '../../ui/ErrorNote';
 import { Loading, Page } from '../../ui/Page';
 import { CalendarGrid } from './CalendarGrid';
@@ -8,6 +11,23 @@ import { DraftsList } from './DraftsList';
 import { calendarAt, calendarPosts, PLATFORM_LABEL, type Post, STATUS_LABEL, STATUSES } from './post';
 import { anchorOf, dayKey, step, timeZone, type View, viewRange, viewTitle } from './time';
 import './social.css';
+
+/** The one way to connect, for those who may; the others are told who can. */
+function ConnectFirst() {
+  const claims = useClaims();
+  return (
+    <div className="panel connect-first" role="status">
+      <p>Connect a Facebook Page or an Instagram account to schedule posts on this calendar.</p>
+      {canManage(claims) ? (
+        <Link className="button primary" to="/app/accounts">
+          Connect an account
+        </Link>
+      ) : (
+        <p className="hint">An owner or admin of the organization can connect one.</p>
+      )}
+    </div>
+  );
+}
 
 /** The social calendar: a month or a week of the person's zone, the view and day in the URL. */
 export function CalendarPage() {
@@ -34,17 +54,22 @@ export function CalendarPage() {
     if (next.day) p.set('day', next.day);
     setParams(p, { replace: true });
   };
+  // Without a connected account the calendar is still the page, empty, with one way to connect.
+  const unconnected =
+    calendar.error instanceof ApiError && calendar.error.details?.reason === 'no_connected_account';
   // Free organizations are refused with plan_required (the calendar is a paid feature): that
   // message is the page, and the drafts beside it would only repeat it.
-  const refused = calendar.error !== null && !calendar.data;
+  const refused = calendar.error !== null && !calendar.data && !unconnected;
 
   return (
     <Page
       title="Social calendar"
       actions={
-        <Link className="button primary" to="/app/social/new">
-          New post
-        </Link>
+        unconnected ? undefined : (
+          <Link className="button primary" to="/app/social/new">
+            New post
+          </Link>
+        )
       }
     >
       <div className="calendar-bar">
@@ -84,7 +109,7 @@ export function CalendarPage() {
           ))}
         </span>
       </p>
-      <ErrorNote error={calendar.error} />
+      {unconnected ? <ConnectFirst /> : <ErrorNote error={calendar.error} />}
       <div className="social-layout">
         <section aria-label="Calendar">
           {calendar.isPending ? (
@@ -93,7 +118,7 @@ export function CalendarPage() {
             !refused && <CalendarGrid view={view} anchor={anchor} days={days} posts={byDay} />
           )}
         </section>
-        {!refused && <DraftsList />}
+        {!refused && !unconnected && <DraftsList />}
       </div>
     </Page>
   );
