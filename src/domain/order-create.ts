@@ -176,7 +176,12 @@ export async function createOrder(
 ) {
   const input = parseInput(NewOrder, raw);
   return deps.db.asPrincipal(principal, async (tx) => {
-    const shippingPhone = await phoneOfOrganization(tx, input.phone_number, 'phone_number');
+    // A pickup has no shipping address or courier phone (inputs.ts: a delivery needs both).
+    const delivery = input.fulfillment !== 'pickup';
+    const shippingPhone =
+      delivery && input.phone_number
+        ? await phoneOfOrganization(tx, input.phone_number, 'phone_number')
+        : null;
     const customerPhone = input.customer_phone
       ? await phoneOfOrganization(tx, input.customer_phone, 'customer_phone')
       : null;
@@ -196,18 +201,19 @@ export async function createOrder(
     }
     const [order] = await tx.query<{ id: string }>(
       `insert into public.orders (contact_id, currency, shipping_address, shipping_phone_number,
-         customer_name, customer_email, customer_phone, notes, source)
-       values ($1, $2, $3, $4, $5, lower($6), $7, $8, $9) returning id`,
+         customer_name, customer_email, customer_phone, notes, source, fulfillment)
+       values ($1, $2, $3, $4, $5, lower($6), $7, $8, $9, $10) returning id`,
       [
         contactId,
         currency,
-        input.address.trim(),
+        delivery ? input.address?.trim() || null : null,
         shippingPhone,
         input.customer_name?.trim() || null,
         input.customer_email?.trim() || null,
         customerPhone,
         input.notes ?? null,
         source,
+        delivery ? 'delivery' : 'pickup',
       ],
     );
     const orderId = (order as { id: string }).id;

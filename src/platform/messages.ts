@@ -144,11 +144,7 @@ const CHECKS: Record<string, Sentence> = {
     'cancelled',
     'returned',
   ]),
-  orders_fulfilment_check: oneOf('fulfilment', ['delivery', 'pickup'], 'fulfilment'),
-  orders_delivery_needs_address: {
-    column: 'shipping_address',
-    message: 'A delivery needs a delivery address and phone number; a pickup needs neither',
-  },
+  orders_fulfillment_check: oneOf('fulfillment', ['delivery', 'pickup'], 'fulfillment'),
   order_items_line_number_check: { column: 'line_number', message: 'Line numbers start at 1' },
   order_items_name_check: filledUpTo('name', 300, 'line’s name'),
   order_items_quantity_check: { column: 'quantity', message: 'The quantity must be between 1 and 1,000,000' },

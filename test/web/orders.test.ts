@@ -225,4 +225,22 @@ describeBrowser('orders in the dashboard', () => {
     await expectCleanPage(asOwner.page);
     await asOwner.context.close();
   });
+
+  test('a pickup order asks for no address or phone and says it is picked up', async () => {
+    const { context, page } = await openPage(browser, PHONE);
+    await signUpInDashboard(svc, page, 'Pickup counter');
+    await goTo(page, 'Orders');
+    await page.getByRole('link', { name: 'New order' }).click();
+    await page.getByLabel('Customer name').fill('Walk-in');
+    await page.getByLabel('Delivered or picked up').selectOption('pickup');
+    expect(await page.getByLabel('Shipping address').count()).toBe(0);
+    expect(await page.getByLabel('Shipping phone').count()).toBe(0);
+    await page.getByLabel('Line 1 name').fill('Croissant');
+    await page.getByLabel('Line 1 quantity').fill('3');
+    await page.getByRole('button', { name: 'Create order' }).click();
+    await shows(page.getByRole('heading', { name: 'Order ORD-000001' }));
+    await shows(page.getByText('Picked up by the customer'));
+    await expectCleanPage(page);
+    await context.close();
+  });
 });

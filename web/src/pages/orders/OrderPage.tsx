@@ -81,8 +81,14 @@ export function OrderPage() {
         </section>
         <section className="panel" aria-labelledby="order-shipping">
           <h2 id="order-shipping">Shipping</h2>
-          <p className="pre-line">{o.shipping_address ?? '—'}</p>
-          <p>Phone: {o.shipping_phone_number ?? '—'}</p>
+          {o.fulfillment === 'pickup' ? (
+            <p>Picked up by the customer</p>
+          ) : (
+            <>
+              <p className="pre-line">{o.shipping_address ?? '—'}</p>
+              <p>Phone: {o.shipping_phone_number ?? '—'}</p>
+            </>
+          )}
         </section>
         <section className="panel" aria-labelledby="order-totals">
           <h2 id="order-totals">Totals</h2>

@@ -15,6 +15,7 @@ export type Order = {
   taxes_included: boolean;
   shipping_address: string | null;
   shipping_phone_number: string | null;
+  fulfillment: 'delivery' | 'pickup';
   customer_name: string | null;
   customer_email: string | null;
   customer_phone: string | null;
