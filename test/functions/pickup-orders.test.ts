@@ -49,7 +49,7 @@ describe('pickup orders', () => {
     const { token } = await agentToken(svc, owner, ['read', 'write']);
     const client = await mcpClient(svc, token);
     const listed = (await client.listTools()).tools.find((t) => t.name === 'svc_create_order');
-    const props = Object.keys((listed?.inputSchema as { properties: object }).properties);
+    const props = Object.keys((listed?.inputSchema as { properties: object } | undefined)?.properties ?? {});
     expect(props).toEqual(expect.arrayContaining(['address', 'phone_number', 'fulfillment', 'items']));
     const pickup = await tool(client, 'svc_create_order', { fulfillment: 'pickup', items });
     expect(pickup.isError).toBe(false);
