@@ -130,7 +130,10 @@ describeBrowser('the social calendar refuses', () => {
     const { context, page } = await openPageInZone(browser, PHONE, { expectedStatuses: [403] });
     await signUpInDashboard(w.svc, page, 'Free bakery');
     await goTo(page, 'Social calendar');
-    await shows(page.getByRole('alert').filter({ hasText: /starter plan/ }));
+    await shows(page.getByText('The social calendar comes with the paid plans, from Starter up.'));
+    // Said to the owner, who can act: no "A person can upgrade the plan".
+    expect(await page.getByText(/A person can/).count()).toBe(0);
+    await shows(page.getByRole('link', { name: 'See the plans' }));
     expect(await page.getByRole('heading', { name: 'Drafts' }).count()).toBe(0);
     await expectCleanPage(page);
     await context.close();

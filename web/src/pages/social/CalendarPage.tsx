@@ -29,6 +29,23 @@ function ConnectFirst() {
   );
 }
 
+/** A free organization: what brings the calendar, said to the person who can act on it. */
+function PlanFirst() {
+  const claims = useClaims();
+  return (
+    <div className="panel connect-first" role="status">
+      <p>The social calendar comes with the paid plans, from Starter up.</p>
+      {claims.role === 'owner' ? (
+        <Link className="button primary" to="/app">
+          See the plans
+        </Link>
+      ) : (
+        <p className="hint">The organization’s owner can change the plan.</p>
+      )}
+    </div>
+  );
+}
+
 /** The social calendar: a month or a week of the person's zone, the view and day in the URL. */
 export function CalendarPage() {
   const [params, setParams] = useSearchParams();
@@ -57,6 +74,7 @@ export function CalendarPage() {
   // Without a connected account the calendar is still the page, empty, with one way to connect.
   const unconnected =
     calendar.error instanceof ApiError && calendar.error.details?.reason === 'no_connected_account';
+  const needsPlan = calendar.error instanceof ApiError && calendar.error.code === 'plan_required';
   // Free organizations are refused with plan_required (the calendar is a paid feature): that
   // message is the page, and the drafts beside it would only repeat it.
   const refused = calendar.error !== null && !calendar.data && !unconnected;
@@ -109,7 +127,7 @@ export function CalendarPage() {
           ))}
         </span>
       </p>
-      {unconnected ? <ConnectFirst /> : <ErrorNote error={calendar.error} />}
+      {unconnected ? <ConnectFirst /> : needsPlan ? <PlanFirst /> : <ErrorNote error={calendar.error} />}
       <div className="social-layout">
         <section aria-label="Calendar">
           {calendar.isPending ? (
