@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import {
   DESKTOP,
   describeBrowser,
+  eventually,
   expectCleanPage,
   goTo,
   inOrganization,
@@ -118,6 +119,27 @@ describeBrowser('contacts in the dashboard', () => {
     await page.getByRole('button', { name: 'Add contact' }).click();
     await shows(page.getByRole('heading', { name: 'Ada' }));
     expect(await page.getByLabel('Phone').inputValue()).toBe('+442071234567');
+    await expectCleanPage(page);
+    await context.close();
+  });
+
+  test('an owner changes the organization’s country in the settings, and national numbers follow it', async () => {
+    const { context, page } = await openPage(browser, DESKTOP);
+    await signUpInDashboard(svc, page, 'Moving shop');
+    await goTo(page, 'Members');
+    const country = page.getByLabel('Organization’s country');
+    // The browser's locale (en-US here) chose it at creation.
+    await eventually(() => country.inputValue()).toBe('US');
+    await country.selectOption('DE');
+    await page.getByRole('button', { name: 'Save country' }).click();
+    await shows(page.getByRole('status').filter({ hasText: 'Saved.' }));
+    await goTo(page, 'Contacts');
+    await page.getByRole('button', { name: 'New contact' }).click();
+    await page.getByLabel('First name').fill('Jonas');
+    await page.getByLabel('Phone').fill('0151 12345678');
+    await page.getByRole('button', { name: 'Add contact' }).click();
+    await shows(page.getByRole('heading', { name: 'Jonas' }));
+    expect(await page.getByLabel('Phone').inputValue()).toBe('+4915112345678');
     await expectCleanPage(page);
     await context.close();
   });
