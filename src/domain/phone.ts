@@ -61,6 +61,11 @@ export async function phoneOfOrganization(tx: Queryable, raw: string, path = 'ph
   return normalizePhone(raw, path, international(raw) ? null : await organizationCountry(tx));
 }
 
+/** Typed as a phone number: an international one that reads as one, or digits for a national one. */
+const typedAsPhone = (raw: string) =>
+  /^[\d\s()+.\-/]+$/.test(raw) &&
+  (international(raw) ? e164(raw) !== null : /\d{3}/.test(raw.replace(/\D/g, '')));
+
 /**
  * The input schema: characters a phone number is typed with, so an entry point reports a
  * wrong one beside its other invalid fields in one answer. The domain reads the number itself
@@ -69,10 +74,7 @@ export async function phoneOfOrganization(tx: Queryable, raw: string, path = 'ph
 export const PhoneInput = z
   .string()
   .max(PHONE_INPUT_MAX)
-  .refine(
-    (raw) => !raw.trim() || (/^[\d\s()+.\-/]+$/.test(raw) && /\d{3}/.test(raw.replace(/\D/g, ''))),
-    WITH_CODE,
-  );
+  .refine((raw) => !raw.trim() || typedAsPhone(raw), WITH_CODE);
 
 /** An organization's country: ISO 3166-1 alpha-2, any case in, upper case out. */
 export const CountryInput = z
