@@ -16,7 +16,7 @@ const route = createRoute({
   path: '/signup',
   summary: 'Create an account (confirmed at once) and sign in',
   description:
-    'With `data.organization_name`, also creates that organization on the free plan with the new user as its owner.',
+    'With `data.organization_name`, also creates that organization on the free plan with the new user as its owner; `data.organization_country` (ISO 3166-1 alpha-2) reads its phone numbers typed in national form.',
   request: jsonBody(
     z.object({
       email: Email,
