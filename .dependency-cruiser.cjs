@@ -17,16 +17,6 @@ const CONFIG = '^src/config\\.ts$';
 const PLATFORM = '^src/platform/';
 const DEV = '^src/dev/';
 
-// storage: moved after the object-store change. These domain files still import /storage/v1's
-// media import and signed URLs (issue 29 §7); each edge is named, so no other domain file may.
-const STORAGE_EXCEPTIONS = {
-  'src/domain/retention.ts': ['src/storage/bucket.ts'],
-  'src/domain/social-posts.ts': [
-    'src/storage/bucket.ts',
-    'src/storage/media-import.ts',
-    'src/storage/signed-url.ts',
-  ],
-};
 const exact = (paths) => `^(${paths.map((p) => p.replace(/[.]/g, '\\.')).join('|')})$`;
 
 /** A layer may not import the layers above it. */
@@ -57,26 +47,9 @@ module.exports = {
     notUp(
       'not-to-surfaces',
       `${JOBS}|${DOMAIN}|${INTEGRATIONS}|${CONFIG}|${PLATFORM}`,
-      SURFACES.replace('storage|', ''),
+      SURFACES,
       'The URL spaces call jobs, domain and below; nothing below knows a route (pass a function in).',
     ),
-    {
-      name: 'not-to-storage',
-      comment: 'As not-to-surfaces, for /storage/v1, with the named exceptions above.',
-      severity: 'error',
-      from: {
-        path: `${JOBS}|${DOMAIN}|${INTEGRATIONS}|${CONFIG}|${PLATFORM}`,
-        pathNot: exact(Object.keys(STORAGE_EXCEPTIONS)),
-      },
-      to: { path: '^src/storage/' },
-    },
-    ...Object.entries(STORAGE_EXCEPTIONS).map(([from, allowed]) => ({
-      name: `not-to-storage-except-${from.replace(/^.*\/|\.ts$/g, '')}`,
-      comment: `${from} may import only its named storage files (storage: moved after the object-store change).`,
-      severity: 'error',
-      from: { path: exact([from]) },
-      to: { path: '^src/storage/', pathNot: exact(allowed) },
-    })),
     notUp(
       'not-to-jobs',
       `${DOMAIN}|${INTEGRATIONS}|${CONFIG}|${PLATFORM}`,

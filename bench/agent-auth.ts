@@ -56,7 +56,7 @@ async function bench(engine: string, db: Database): Promise<string> {
   await migrate(db);
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-'));
   try {
-    const passwords = await createPasswords(10);
+    const passwords = createPasswords(10);
     const tokens = createTokens(await loadSigningKeys(dir), 'http://bench/auth/v1');
     const [org] = await db.query<{ id: string }>(
       "insert into organizations (name, plan) values ('Bench', 'scale') returning id",

@@ -6,6 +6,25 @@ import { readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:f
 import { fileURLToPath } from 'node:url';
 
 const root = (p) => fileURLToPath(new URL(`../${p}`, import.meta.url));
+
+// Packages left as imports, each for a reason; every other one is bundled into the chunks, which
+// spares Node resolving, reading and linking some 350 of their files at each start
+// (docs/decisions.md, "Packages in the bundle").
+const EXTERNAL = [
+  '@electric-sql/pglite', // reads its .wasm and .data beside its own files
+  '@node-rs/bcrypt', // a native addon
+  'pino', // starts its transports from files in its own directory
+  '@opentelemetry/*', // the API is one per process; the SDK is loaded only when tracing
+  '@modelcontextprotocol/sdk', // loaded at the first MCP request, with its own zod as before
+  'stripe', // loaded at first use (billing)
+  'nodemailer', // loaded at the first mail (SMTP_URL)
+  'ioredis', // loaded only with REDIS_URL
+  'rate-limiter-flexible', // loaded only with REDIS_URL
+  'tar', // backup and restore
+  '@aws-sdk/*', // loaded only with STORAGE_URL (an S3 bucket)
+  'pg-native', // pg's optional native client, not installed
+  'esbuild',
+];
 export const BUNDLE = root('dist/svc.mjs');
 const SOURCES = ['src', 'bin/build.mjs'];
 
@@ -44,14 +63,28 @@ export async function build() {
     platform: 'node',
     format: 'esm',
     target: 'node22.12',
-    packages: 'external',
+    external: EXTERNAL,
+    // Bundled CommonJS packages require Node's modules; an ES module has no `require` of its own.
+    banner: {
+      js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);",
+    },
     sourcemap: 'linked',
     outdir: root(`dist/${id}`),
     outExtension: { '.js': '.mjs' },
     logLevel: 'warning',
   });
   const tmp = `${BUNDLE}.${process.pid}.tmp`;
-  writeFileSync(tmp, `import './${id}/svc.mjs';\n`);
+  // Node's compile cache (V8's code for each module, keyed by the file's content) lives and goes
+  // with the build: a start after the first skips compiling. Where the directory cannot be written
+  // (a read-only install), Node goes on without it, silently.
+  writeFileSync(
+    tmp,
+    `import { enableCompileCache } from 'node:module';
+import { fileURLToPath } from 'node:url';
+enableCompileCache(fileURLToPath(new URL('./${id}/compile-cache', import.meta.url)));
+await import('./${id}/svc.mjs');
+`,
+  );
   renameSync(tmp, BUNDLE);
   // The two newest builds stay: the one just made and the one a process may still be starting on.
   const builds = readdirSync(root('dist'))

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { trustedProxies } from './platform/http/client-ip.ts';
 import { parseSecretsKey, SECRETS_KEY_HINT } from './platform/secrets.ts';
+import type { S3Location } from './platform/storage/open-store.ts';
 
 // The only reader of process.env. Everything else receives a Config.
 const int = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
@@ -130,6 +131,13 @@ const schema = z.object({
   PURGE_HOUR_UTC: z.coerce.number().int().min(0).max(23).default(3),
   // The social-media bucket's files (docs/storage.md); unset: DATA_DIR/storage.
   STORAGE_DIR: z.string().min(1).optional(),
+  // An S3-compatible bucket instead of STORAGE_DIR: s3://bucket[/prefix]?region=…&endpoint=…
+  // (docs/operations.md, "Object store"). Credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY,
+  // or, both unset, the AWS SDK's own chain (a role of the machine, a profile).
+  STORAGE_URL: z.string().url().optional(),
+  AWS_ACCESS_KEY_ID: z.string().min(1).optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  AWS_SESSION_TOKEN: z.string().min(1).optional(),
   // Hosts (host or host:port, comma-separated) media_urls may fetch from over plain http and at
   // private addresses: development and tests only; everything else must be public https.
   MEDIA_FETCH_ALLOW_HOSTS: z.string().optional(),
@@ -220,8 +228,8 @@ const schema = z.object({
     .default(7 * 86400),
   // Whom owners ask for another plan when billing is off (an email address or a URL), shown on the dashboard.
   BILLING_CONTACT: z.string().min(1).max(200).optional(),
-  // How many of one post's media_urls download at once (docs/storage.md): each holds its file in
-  // memory (a video up to 1 GB), so this bounds the memory one import takes.
+  // How many of one post's media_urls download at once (docs/storage.md): each streams into the
+  // store (a few buffers; up to three 8 MiB parts on S3), so this bounds what one import takes.
   MEDIA_FETCH_CONCURRENCY: z.coerce.number().int().min(1).max(10).default(4),
   // The daily connection check (docs/jobs.md "Connection health"): its UTC hour, how many days
   // before an Instagram token ends it is refreshed, how many accounts are asked at once. With
@@ -307,8 +315,8 @@ export type Config = {
   };
   /** The retention purge (src/jobs/purge-expired.ts): rows per statement, UTC hour of the daily run. */
   purge: { batchSize: number; hourUtc: number };
-  /** The object store of /storage/v1 (src/platform/storage) and the media download's limits. */
-  storage: { dir: string };
+  /** The object store of /storage/v1 (src/platform/storage/open-store.ts): on disk, or S3 when `s3`. */
+  storage: { dir: string; s3?: S3Location };
   mediaFetch: { allowHosts: string[]; timeoutMs: number };
   /** The publisher and the metrics job (src/jobs/publish-social-post.ts, pull-social-metrics.ts). */
   social: {
@@ -356,7 +364,7 @@ export type Config = {
   billing: BillingConfig | null;
   /** Shown to owners as whom to ask for another plan when billing is off. */
   billingContact: string | undefined;
-  /** How many of one post's media_urls download at once (src/storage/media-import.ts). */
+  /** How many of one post's media_urls download at once (src/domain/media-import.ts). */
   mediaImport: { concurrency: number };
   /** The daily connection check (src/jobs/check-connections.ts). */
   connectionCheck: {
@@ -382,6 +390,31 @@ export type BillingConfig = {
 };
 
 export class ConfigError extends Error {}
+
+/** STORAGE_URL read: `s3://bucket[/prefix]?region=…&endpoint=…`, nothing else accepted. */
+export function parseStorageUrl(text: string): S3Location {
+  const bad = (why: string) =>
+    new ConfigError(
+      `invalid configuration:\n  STORAGE_URL: ${why} (s3://bucket[/prefix]?region=…&endpoint=…)`,
+    );
+  const url = new URL(text);
+  if (url.protocol !== 's3:') throw bad(`"${url.protocol}" is not s3:`);
+  if (url.username || url.password)
+    throw bad('credentials go in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(url.hostname))
+    throw bad(`"${url.hostname}" is not a bucket name`);
+  const unknown = [...url.searchParams.keys()].find((k) => k !== 'region' && k !== 'endpoint');
+  if (unknown) throw bad(`unknown parameter "${unknown}"`);
+  const endpoint = url.searchParams.get('endpoint') ?? undefined;
+  if (endpoint !== undefined && !/^https?:\/\/[^/]+\/?$/.test(endpoint))
+    throw bad(`endpoint "${endpoint}" is not an http(s) origin`);
+  return {
+    bucket: url.hostname,
+    prefix: decodeURIComponent(url.pathname).replace(/^\/+|\/+$/g, ''),
+    region: url.searchParams.get('region') ?? 'us-east-1',
+    ...(endpoint ? { endpoint: endpoint.replace(/\/$/, '') } : {}),
+  };
+}
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   // Empty strings in the environment mean "unset", as shells and .env files tend to produce them.
@@ -426,6 +459,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `invalid configuration:\n  URI_ALLOW_LIST: "${badStar}": a * may only end a path, right after a /`,
     );
   const mediaAllowHosts = commaList(e.MEDIA_FETCH_ALLOW_HOSTS);
+  if (!e.AWS_ACCESS_KEY_ID !== !e.AWS_SECRET_ACCESS_KEY)
+    throw new ConfigError(
+      'invalid configuration:\n  AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both, or neither (then the AWS SDK finds credentials itself)',
+    );
+  const s3 = e.STORAGE_URL
+    ? {
+        ...parseStorageUrl(e.STORAGE_URL),
+        ...(e.AWS_ACCESS_KEY_ID && e.AWS_SECRET_ACCESS_KEY
+          ? {
+              credentials: {
+                accessKeyId: e.AWS_ACCESS_KEY_ID,
+                secretAccessKey: e.AWS_SECRET_ACCESS_KEY,
+                ...(e.AWS_SESSION_TOKEN ? { sessionToken: e.AWS_SESSION_TOKEN } : {}),
+              },
+            }
+          : {}),
+      }
+    : undefined;
   // `host` or `host:port` as a URL writes them (IPv6 in brackets); anything else would never match.
   const badHost = mediaAllowHosts.find((h) => !/^([a-z0-9.-]+|\[[0-9a-f:.]+\])(:\d{1,5})?$/.test(h));
   if (badHost)
@@ -513,7 +564,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       sweepSeconds: e.WORKER_SWEEP_SECONDS,
     },
     purge: { batchSize: e.PURGE_BATCH_SIZE, hourUtc: e.PURGE_HOUR_UTC },
-    storage: { dir: path.resolve(e.STORAGE_DIR ?? path.join(e.DATA_DIR, 'storage')) },
+    storage: {
+      dir: path.resolve(e.STORAGE_DIR ?? path.join(e.DATA_DIR, 'storage')),
+      ...(s3 ? { s3 } : {}),
+    },
     mediaFetch: { allowHosts: mediaAllowHosts, timeoutMs: e.MEDIA_FETCH_TIMEOUT_MS },
     social: {
       publishAttempts: e.SOCIAL_PUBLISH_ATTEMPTS,

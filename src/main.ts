@@ -1,11 +1,12 @@
 import type { AddressInfo } from 'node:net';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
 import { requestListener } from './app.ts';
 import { loadSigningKeys } from './auth/signing-keys.ts';
 import { type Config, resolvePublicUrl } from './config.ts';
 import { createKeyCheck, KEY_REVOKED_CHANNEL } from './domain/key-check.ts';
 import { createPlanCache } from './domain/plan-cache.ts';
+import { mediaUrlSigner } from './domain/signed-url.ts';
 import type { MakeJob, MediaUrl } from './jobs/deps.ts';
 import { startJobs } from './jobs/index.ts';
 import { lockDataDir } from './platform/data-dir-lock.ts';
@@ -23,13 +24,11 @@ import { createPasswords } from './platform/passwords.ts';
 import { makePrivate, tightenTree } from './platform/private-dir.ts';
 import type { Queue } from './platform/queue/queue.ts';
 import { loadSecrets } from './platform/secrets.ts';
-import { createDiskStore } from './platform/storage/disk-store.ts';
 import type { ObjectStore } from './platform/storage/object-store.ts';
-import { tracedDatabase } from './platform/tracing/traced-database.ts';
+import { openObjectStore } from './platform/storage/open-store.ts';
 import type { Tracing } from './platform/tracing/tracing.ts';
-import { loadSchemaCache, reloadSchemaCache } from './rest/schema-cache.ts';
+import { reloadSchemaCache, schemaCacheLoader } from './rest/schema-cache.ts';
 import { createLimits, type Services } from './services.ts';
-import { mediaUrlSigner } from './storage/signed-url.ts';
 
 export type RunningService = {
   url: string;
@@ -60,6 +59,8 @@ export async function startService(
   const loosened = makePrivate(config.dataDir) + makePrivate(config.storage.dir, 'STORAGE_DIR');
   if (loosened)
     log.warn({ entries: loosened }, 'files in DATA_DIR other users could read were made private (0600/0700)');
+  // Its dummy hash is made on the thread pool while the rest starts (auth/password.ts).
+  const passwords = createPasswords(config.bcryptCost);
   const keys = await loadSigningKeys(config.dataDir, config.jwtPrivateKey);
   const secrets = loadSecrets(config.dataDir, config.secretsKey);
   // The embedded database has one writer: this process, or a refusal naming the one that runs.
@@ -74,8 +75,10 @@ export async function startService(
   try {
     const applied = await migrate(db);
     if (applied.length) log.info({ applied }, 'migrations applied');
-    // The files the migrations made (PGlite makes them 0666).
-    if (lock) tightenTree(config.dataDir);
+    // The files the migrations made (PGlite makes them 0666); none when none was applied, and
+    // the walk over DATA_DIR's thousand files is then saved (openDatabase made private what the
+    // open made).
+    if (lock && applied.length) tightenTree(config.dataDir);
   } catch (err) {
     await db.close();
     lock?.release();
@@ -92,7 +95,8 @@ export async function startService(
     : undefined;
   // Scrapes read the gauges through the database as it was: a scrape is no trace of its own.
   const untraced = db;
-  if (tracing) db = tracedDatabase(db, tracing.tracer);
+  if (tracing)
+    db = (await import('./platform/tracing/traced-database.ts')).tracedDatabase(db, tracing.tracer);
 
   // The app is bound after listen, so that an ephemeral port can be part of the public URL;
   // requests arriving before it wait for it (server-lifecycle.ts).
@@ -128,8 +132,13 @@ export async function startService(
   try {
     const tokens = createTokens(keys, `${url}/auth/v1`);
     // Shared counters when several processes serve one deployment; in memory otherwise.
+    // Its client is loaded only then.
     redis = config.redisUrl
-      ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
+      ? new (await import('ioredis')).Redis(config.redisUrl, {
+          maxRetriesPerRequest: 1,
+          enableOfflineQueue: false,
+          lazyConnect: true,
+        })
       : undefined;
     let redisDown = false; // one warning per outage, not one per reconnect attempt
     redis?.on('error', (err) => {
@@ -142,7 +151,7 @@ export async function startService(
     });
     await redis?.connect().catch(() => {}); // reported by the error handler above
     const now = opts.now ?? (() => new Date());
-    const storage = opts.storage ?? createDiskStore(config.storage.dir);
+    const storage = opts.storage ?? (await openObjectStore(config.storage));
     // The worker runs in this process unless WORKER=off (then `svc worker` runs it elsewhere).
     // Made before the worker, so a plan billing changes is forgotten here at once (other processes: docs/billing.md).
     const plans = createPlanCache(db);
@@ -161,6 +170,7 @@ export async function startService(
       },
       { work: config.worker.mode === 'inline', extra: opts.jobs },
     );
+    const schemaCache = schemaCacheLoader(db);
     services = {
       config,
       publicUrl: url,
@@ -169,13 +179,14 @@ export async function startService(
       secrets,
       tokens,
       sessions: { tokens, expiresIn: config.jwtExpirySeconds },
-      passwords: await createPasswords(config.bcryptCost),
+      passwords,
       limits: createLimits(config, { redis, prefix: config.redisPrefix }, (limit) =>
         metrics.refusals.inc({ limit }),
       ),
       plans,
       keyCheck: createKeyCheck(db, config.agentKeyRecheckSeconds * 1000),
-      schema: await loadSchemaCache(db),
+      schema: schemaCache.cache,
+      schemaPending: schemaCache.pending,
       log,
       mail: openMail(config, log),
       queue,
@@ -198,6 +209,9 @@ export async function startService(
     };
     if (config.metrics.port !== undefined)
       metricsListener = await listenMetrics(metrics, config.metrics.port, config.metrics.host);
+    // Read while the service starts answering, after the statements above (PGlite runs one at a
+    // time); a /rest/v1 request waits for it (rest/schema-cache.ts), a failure is its 5xx.
+    schemaCache.pending()?.catch(() => {});
     const listener = requestListener(services);
     http.bind(tracing ? tracing.listener(listener) : listener);
   } catch (err) {

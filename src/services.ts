@@ -59,12 +59,14 @@ export type Services = {
   plans: PlanCache;
   /** Tables and views /rest/v1 serves, read from the catalog at start. */
   schema: SchemaCache;
+  /** While `schema` is being read at start, that read (rest/schema-cache.ts, schemaCacheLoading). */
+  schemaPending?: () => Promise<void> | undefined;
   log: Logger;
   /** Outgoing mail: SMTP, or the development outbox. */
   mail: MailDispatch;
   /** Jobs for the worker, enqueued in the request's transaction (docs/jobs.md). */
   queue: Queue;
-  /** The files of /storage/v1 (the social-media bucket): on disk, or another ObjectStore (docs/storage.md). */
+  /** The files of /storage/v1 (the social-media bucket): on disk or on S3 (open-store.ts, docs/storage.md). */
   storage: ObjectStore;
   /** The wall clock for calendar rules computed here (the daily quota's UTC day); tests pass a fixed one. */
   now: () => Date;

@@ -1,8 +1,9 @@
 // Stripe through its official SDK (docs/billing.md): the client, built once per configuration,
 // pointed at STRIPE_API_URL when set (`svc dev fake-stripe`), and the signed-event check.
 // Stripe's answers are read into the plain shapes the billing domain needs; nothing here touches
-// the database.
-import Stripe from 'stripe';
+// the database. The SDK (some 200 files) is loaded at its first use, not at start: a service
+// without billing never loads it (docs/performance.md, issue 29).
+import type Stripe from 'stripe';
 import type { BillingConfig } from '../config.ts';
 import { AppError } from '../platform/errors.ts';
 
@@ -11,16 +12,19 @@ export type StripeClient = Stripe;
 const clients = new WeakMap<BillingConfig, Stripe>();
 
 /** One SDK client per billing configuration (it keeps its own connection pool). */
-export function stripeClient(billing: BillingConfig): Stripe {
+export async function stripeClient(billing: BillingConfig): Promise<Stripe> {
   let client = clients.get(billing);
   if (!client) {
-    client = new Stripe(billing.secretKey, {
-      ...(billing.api ?? {}),
-      // A request waits at most this long; the SDK retries idempotent failures itself.
-      timeout: 15_000,
-      maxNetworkRetries: 2,
-      appInfo: { name: 'svc-billing' },
-    });
+    const { default: Stripe } = await import('stripe');
+    client =
+      clients.get(billing) ??
+      new Stripe(billing.secretKey, {
+        ...(billing.api ?? {}),
+        // A request waits at most this long; the SDK retries idempotent failures itself.
+        timeout: 15_000,
+        maxNetworkRetries: 2,
+        appInfo: { name: 'svc-billing' },
+      });
     clients.set(billing, client);
   }
   return client;
@@ -72,10 +76,11 @@ export async function callStripe<T>(call: () => Promise<T>): Promise<T> {
  * of `t.payload` with the endpoint secret, compared in constant time, its timestamp within the
  * tolerance. Null when it does not verify (the caller answers as for any unsigned request).
  */
-export function verifiedEvent(billing: BillingConfig, raw: Uint8Array, header: string | undefined) {
+export async function verifiedEvent(billing: BillingConfig, raw: Uint8Array, header: string | undefined) {
   if (!header) return null;
+  const client = await stripeClient(billing);
   try {
-    return stripeClient(billing).webhooks.constructEvent(
+    return client.webhooks.constructEvent(
       Buffer.from(raw),
       header,
       billing.webhookSecret,

@@ -56,11 +56,17 @@ export async function backupCommand(config: Config, args: string[]): Promise<num
         const source = path.join(config.dataDir, file);
         if (existsSync(source)) await w.addFile(`keys/${file}`, source);
       }
-      objects = await addStorage(w, config.storage.dir);
+      // A bucket on S3 is backed up with the store's own tools, not read into this file.
+      if (!config.storage.s3) objects = await addStorage(w, config.storage.dir);
       const full: Manifest = { ...manifest, entries: [...w.entries] };
       await w.addBytes(MANIFEST, Buffer.from(`${JSON.stringify(full, null, 2)}\n`));
     });
     const notes = [
+      ...(config.storage.s3
+        ? [
+            `the social-media bucket is on S3 (STORAGE_URL, bucket ${config.storage.s3.bucket}): its files are not in the backup; back the bucket up with the store's own tools (docs/operations.md, "Object store")`,
+          ]
+        : []),
       ...(manifest.signing_key.in_backup
         ? []
         : ['JWT_PRIVATE_KEY is set, so it is not in the backup: keep it beside it']),
@@ -69,7 +75,9 @@ export async function backupCommand(config: Config, args: string[]): Promise<num
         : ['SECRETS_KEY is set, so it is not in the backup: keep it beside it']),
     ];
     for (const n of notes) process.stderr.write(`svc: ${n}\n`);
-    process.stdout.write(`${JSON.stringify({ file: target, database: 'pglite', objects })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ file: target, database: 'pglite', objects, ...(config.storage.s3 ? { objects_skipped: 's3' } : {}) })}\n`,
+    );
     return 0;
   } finally {
     rmSync(dump, { force: true });

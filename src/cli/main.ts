@@ -1,3 +1,4 @@
+import module from 'node:module';
 import { ConfigError, loadConfig } from '../config.ts';
 import { serviceUrl } from './service-url.ts';
 
@@ -27,6 +28,9 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   switch (command) {
     case 'start': {
+      // The embedded engine's WebAssembly compiles off the main thread while the code below loads.
+      if (!config.databaseUrl)
+        void import('../platform/db/pglite-wasm.ts').then((m) => m.pgliteModule()).catch(() => {});
       const [{ startService }, { exitOnCrash }, { createLogger }] = await Promise.all([
         import('../main.ts'),
         import('./crash.ts'),
@@ -44,6 +48,9 @@ async function main(argv: string[]): Promise<number> {
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);
       process.stdout.write(`svc listening on ${service.url}\nanon key: ${anonKey}\n`);
+      // The compile cache (bin/build.mjs) written now, not only at exit: a service that is killed
+      // outright still leaves it for the next start. Only what was compiled afresh is written.
+      (module as { flushCompileCache?: () => void }).flushCompileCache?.(); // Node 22.10+
       return -1; // keep running
     }
     case 'worker': {

@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 import { purgeExpired } from '../domain/retention.ts';
-import { createDiskStore } from '../platform/storage/disk-store.ts';
+import { openObjectStore } from '../platform/storage/open-store.ts';
 import { openForCommand } from './running-service.ts';
 
 /**
@@ -19,7 +19,7 @@ export async function purgeCommand(config: Config, args: string[]): Promise<numb
     const deleted = await purgeExpired(db, {
       at: new Date(),
       batchSize: config.purge.batchSize,
-      storage: createDiskStore(config.storage.dir),
+      storage: await openObjectStore(config.storage),
     });
     process.stdout.write(`${JSON.stringify({ deleted })}\n`);
     return 0;

@@ -105,6 +105,10 @@ export async function restoreCommand(config: Config, args: string[]): Promise<nu
     for (const part of STORAGE_PARTS) put(path.join(storageStaging, part), path.join(storageDir, part));
     tightenTree(dataDir);
     const objects = manifest.entries.filter((e) => e.name.startsWith('storage/objects/')).length;
+    if (objects && config.storage.s3)
+      process.stderr.write(
+        `svc: the backup's ${objects} files went to ${storageDir}, not to the S3 bucket STORAGE_URL names: copy them there with the store's own tools (docs/operations.md, "Object store")\n`,
+      );
     process.stdout.write(`${JSON.stringify({ restored: file, created_at: manifest.created_at, objects })}\n`);
     return 0;
   } catch (err) {

@@ -1,4 +1,5 @@
 import { type Config, resolvePublicUrl } from '../config.ts';
+import { mediaUrlSigner } from '../domain/signed-url.ts';
 import { startJobs } from '../jobs/index.ts';
 import type { Database } from '../platform/db/database.ts';
 import { migrate } from '../platform/db/migrate.ts';
@@ -7,8 +8,7 @@ import { collectDatabase, collectQueue } from '../platform/metrics/collectors.ts
 import { listenMetrics } from '../platform/metrics/endpoint.ts';
 import { createMetrics } from '../platform/metrics/metrics.ts';
 import { loadSecrets } from '../platform/secrets.ts';
-import { createDiskStore } from '../platform/storage/disk-store.ts';
-import { mediaUrlSigner } from '../storage/signed-url.ts';
+import { openObjectStore } from '../platform/storage/open-store.ts';
 import { openForCommand } from './running-service.ts';
 
 /**
@@ -32,7 +32,7 @@ export async function startWorker(
     const now = () => new Date();
     // The address Meta fetches a post's media from: the API processes', which serve /storage/v1.
     const mediaUrl = mediaUrlSigner({ secrets, publicUrl: resolvePublicUrl(config, config.port), now });
-    const storage = createDiskStore(config.storage.dir);
+    const storage = await openObjectStore(config.storage);
     // A worker has no public port: its metrics (sends, publishes, webhook lag, queue) only on METRICS_PORT.
     const metrics = createMetrics();
     collectDatabase(metrics, db);

@@ -23,8 +23,8 @@ async function customerFor(
 ) {
   const known = await billingAccount(db, organizationId);
   if (known) return known;
-  const customer = await callStripe(() =>
-    stripeClient(billing).customers.create(
+  const customer = await callStripe(async () =>
+    (await stripeClient(billing)).customers.create(
       { ...(email ? { email } : {}), metadata: { organization_id: organizationId } },
       { idempotencyKey: `svc-customer-${organizationId}` },
     ),
@@ -59,8 +59,8 @@ export async function startCheckout(
       'already_subscribed',
       'Your organization already has a subscription: change or cancel it under Manage billing.',
     );
-  const session = await callStripe(() =>
-    stripeClient(billing).checkout.sessions.create({
+  const session = await callStripe(async () =>
+    (await stripeClient(billing)).checkout.sessions.create({
       mode: 'subscription',
       customer: account.customer_id,
       client_reference_id: input.organizationId,
@@ -89,8 +89,8 @@ export async function startPortal(
       'no_subscription',
       'Your organization has no billing account yet: choose a plan with Upgrade first.',
     );
-  const session = await callStripe(() =>
-    stripeClient(billing).billingPortal.sessions.create({
+  const session = await callStripe(async () =>
+    (await stripeClient(billing)).billingPortal.sessions.create({
       customer: account.customer_id,
       return_url: `${input.returnUrl}?billing=returned`,
     }),

@@ -1,6 +1,6 @@
 import type { Database } from '../platform/db/database.ts';
 import type { ObjectStore } from '../platform/storage/object-store.ts';
-import { SOCIAL_MEDIA_BUCKET } from '../storage/bucket.ts';
+import { SOCIAL_MEDIA_BUCKET } from './media-bucket.ts';
 
 // The retention purge (docs/retention.md): which rows are expired is decided in SQL
 // (app.purge_expired, migrations/0021_retention.sql); this module calls it one batch at a time,

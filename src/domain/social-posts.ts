@@ -5,13 +5,13 @@ import { Params } from '../platform/db/params.ts';
 import { AppError, notFound, type PgError, validationError } from '../platform/errors.ts';
 import type { Queue } from '../platform/queue/queue.ts';
 import type { ObjectStore } from '../platform/storage/object-store.ts';
-import { SOCIAL_MEDIA_BUCKET } from '../storage/bucket.ts';
-import { discardMedia, type ImportedMedia, importMediaUrls } from '../storage/media-import.ts';
-import { type SignedUrlDeps, signedMediaUrl } from '../storage/signed-url.ts';
 import { requireScope } from './agent-keys.ts';
 import type { Deps } from './deps.ts';
 import { parseInput } from './inputs.ts';
+import { SOCIAL_MEDIA_BUCKET } from './media-bucket.ts';
+import { discardMedia, type ImportedMedia, importMediaUrls } from './media-import.ts';
 import { listPage } from './pagination.ts';
+import { type SignedUrlDeps, signedMediaUrl } from './signed-url.ts';
 import {
   MAX_SCHEDULE_AHEAD_DAYS,
   MEDIA_CONSTRAINTS,
@@ -188,7 +188,7 @@ async function insertMedia(tx: Queryable, postId: string, media: ImportedMedia[]
 }
 
 /**
- * Downloads `urls` into the organization's folder of the bucket (src/storage/media-import.ts: one
+ * Downloads `urls` into the organization's folder of the bucket (src/domain/media-import.ts: one
  * refused URL refuses them all), runs `write` with them, and removes the files again when the
  * write fails: a refused post leaves nothing behind.
  */

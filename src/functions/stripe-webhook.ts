@@ -31,7 +31,7 @@ export function stripeWebhook(s: Services) {
     if (!billing) throw notFound('receiver');
     await limit(c);
     const raw = new Uint8Array(await c.req.arrayBuffer());
-    const event = verifiedEvent(billing, raw, c.req.header('stripe-signature'));
+    const event = await verifiedEvent(billing, raw, c.req.header('stripe-signature'));
     if (!event) throw unauthorized('The request is not signed by Stripe');
     const { text } = readJson(raw);
     const stored = await storeStripeEvent(s.db, s.queue, {

@@ -30,7 +30,7 @@ export async function syncSubscription(
 ): Promise<void> {
   const readAt = deps.now();
   const sub = subscriptionState(
-    await callStripe(() => stripeClient(billing).subscriptions.retrieve(subscriptionId)),
+    await callStripe(async () => (await stripeClient(billing)).subscriptions.retrieve(subscriptionId)),
   );
   await addAgentsItem(billing, sub);
   const result = await deps.db.transaction((tx) =>
@@ -54,8 +54,8 @@ async function addAgentsItem(billing: BillingConfig, sub: SubscriptionState): Pr
   const { plan } = paidFor(billing, sub);
   const price = plan ? billing.agentPrices[plan] : undefined;
   if (!price || sub.items[price] || ['canceled', 'incomplete_expired'].includes(sub.status)) return;
-  await callStripe(() =>
-    stripeClient(billing).subscriptionItems.create(
+  await callStripe(async () =>
+    (await stripeClient(billing)).subscriptionItems.create(
       { subscription: sub.id, price, quantity: 0, proration_behavior: 'none' },
       { idempotencyKey: `agents-item/${sub.id}/${price}` },
     ),

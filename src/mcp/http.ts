@@ -6,7 +6,8 @@ import { accessLog, failedRequest, lazyChild } from '../platform/log.ts';
 import { MCP_ROUTE, OTHER } from '../platform/metrics/route-labels.ts';
 import type { Services } from '../services.ts';
 import { MCP_PATH, originPolicy } from './origin.ts';
-import { answerPost, isText, type McpPost } from './route.ts';
+import { isText, type McpPost } from './post.ts';
+import { answerPost } from './route.ts';
 
 /**
  * The MCP endpoint's POSTs as a plain Node request handler, outside the Hono app, as /rest/v1 is

@@ -1,174 +1,18 @@
 import { z } from '@hono/zod-openapi';
-import { claimedOrganization, type Principal } from '../platform/db/database.ts';
-import {
-  agentKeyGone,
-  forbidden,
-  methodNotAllowed,
-  toAppError,
-  unauthorized,
-  withHeaders,
-} from '../platform/errors.ts';
-import {
-  bearerChallenge,
-  bearerFrom,
-  principalFromClaims,
-  rawApiKeyRefusal,
-  verifyBearer,
-} from '../platform/http/authenticate.ts';
-import { meterCall } from '../platform/http/meter.ts';
+import { methodNotAllowed } from '../platform/errors.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
-import { type Logger, logFailure } from '../platform/log.ts';
-import { OTHER } from '../platform/metrics/route-labels.ts';
 import type { Services } from '../services.ts';
-import { answerDirect, directCall } from './direct.ts';
 import { originPolicy } from './origin.ts';
-import { unavailableResponse } from './rpc-errors.ts';
-import { BY_NAME, handleMcp } from './server.ts';
-import type { ToolContext } from './tool.ts';
-
-type Agent = Extract<Principal, { kind: 'agent' }>;
+import { isText, type McpPost, type TextAnswer } from './post.ts';
 
 /**
- * RFC 6750: a refused bearer token names itself in WWW-Authenticate. An error that brings its
- * own challenge (a raw API key's names agent-auth) keeps it. Failures (the key check could not
- * run) pass unchanged, for the app's error handler to log.
+ * A POST to the endpoint, answered by answer.ts, which is loaded (with the MCP SDK) at the first
+ * one: only that request waits for it. Errors are thrown as answer.ts throws them.
  */
-function challenged(err: unknown): unknown {
-  const e = toAppError(err);
-  if (e.status !== 401) return err;
-  return withHeaders(e, { 'WWW-Authenticate': bearerChallenge(e.message, 'mcp-server') });
-}
-
-/** Only an agent JWT opens the MCP server (spec 4.6, 5.4). */
-async function agentOf(s: Services, authorization: string | undefined) {
-  const token = bearerFrom(authorization);
-  if (!token)
-    throw unauthorized('Send an agent JWT as "Authorization: Bearer <token>"; get one from agent-auth');
-  const rawKey = rawApiKeyRefusal(token, s.publicUrl);
-  if (rawKey) throw rawKey;
-  const principal = principalFromClaims(await verifyBearer(s.tokens, token));
-  if (principal.kind === 'anon') throw unauthorized('The anon key identifies no one: send an agent JWT');
-  if (principal.kind !== 'agent') {
-    throw forbidden(
-      'The MCP server is for AI agents: use an agent JWT from agent-auth (people use /rest/v1)',
-    );
-  }
-  const org = claimedOrganization(principal);
-  if (!org || !(await s.keyCheck.isLive(principal.keyId, org))) throw agentKeyGone();
-  return principal as Agent;
-}
-
-/** The body as JSON, or undefined when it is not JSON (the transport answers that: -32700). */
-function json(text: string): { value: unknown } | undefined {
-  try {
-    return { value: JSON.parse(text) };
-  } catch {
-    return undefined;
-  }
-}
-
-/** JSON-RPC requests in a body (notifications and responses cost nothing). */
-const callsIn = (body: unknown): number =>
-  (Array.isArray(body) ? body : [body]).filter(
-    (m) => typeof m === 'object' && m !== null && 'method' in m && 'id' in m,
-  ).length;
-
-/** What answering a POST needs of the request, whichever server received it (here, or http.ts). */
-export type McpPost = {
-  authorization: string | undefined;
-  /** The body as text (asked once). */
-  text(): Promise<string>;
-  /** The request as the SDK's transport reads it: method, URL and headers (the body is `text`). */
-  request: Request;
-  /** The same with `text` as its body, for the transport to read and refuse. */
-  withBody(text: string): Request;
-  log: Logger;
-  /**
-   * Set by answerPost once the body is read: what the request called, for its duration metric
-   * (the tool's name, or the JSON-RPC method; `other` outside the known ones, `batch` for several).
-   */
-  target?: string;
-};
-
-/** JSON-RPC methods the server answers (src/mcp/server.ts): metric targets besides the tools. */
-const METHODS = new Set([
-  'initialize',
-  'notifications/initialized',
-  'ping',
-  'tools/list',
-  'resources/list',
-  'resources/read',
-  'resources/templates/list',
-]);
-
-/** The metric target of a body: a known tool's name, a known method, `batch` or `other`. */
-function targetOf(body: unknown): string {
-  if (Array.isArray(body)) return 'batch';
-  const m = body as { method?: unknown; params?: { name?: unknown } } | null;
-  if (typeof m !== 'object' || m === null || typeof m.method !== 'string') return OTHER;
-  if (m.method === 'tools/call') {
-    const name = m.params?.name;
-    return typeof name === 'string' && BY_NAME.has(name) ? name : OTHER;
-  }
-  return METHODS.has(m.method) ? m.method : OTHER;
-}
-
-/** An answer written as text (a tool call answered directly), which no Response need carry. */
-export type TextAnswer = { status: number; headers: Record<string, string>; body: string };
-
-/** A Response's body is a stream or null, never a string. */
-export const isText = (a: Response | TextAnswer): a is TextAnswer => typeof a.body === 'string';
-
-/**
- * A POST to the endpoint: the agent's token and key, the calls metered, then the MCP server (or,
- * for a lone tools/call, the tool itself: direct.ts). Errors are thrown (a refused token with its
- * challenge) for the caller to answer as the app does.
- */
+let answering: Promise<typeof import('./answer.ts')> | undefined;
 export async function answerPost(s: Services, p: McpPost): Promise<Response | TextAnswer> {
-  let body: { value: unknown } | undefined;
-  try {
-    const principal = await agentOf(s, p.authorization).catch((err) => {
-      throw challenged(err);
-    });
-    const text = await p.text();
-    body = json(text);
-    p.target = body ? targetOf(body.value) : OTHER;
-    const ctx: ToolContext = { s, principal, log: p.log };
-    // Not JSON: no call was made, so nothing is metered; the SDK's transport gives JSON-RPC's
-    // answer (-32700) from the text itself.
-    if (!body) return await handleMcp(p.withBody(text), undefined, ctx);
-    for (let i = Math.max(1, callsIn(body.value)); i > 0; i--) await meterCall(s, principal);
-    const h = p.request.headers;
-    const call = directCall(
-      {
-        accept: h.get('accept'),
-        contentType: h.get('content-type'),
-        protocolVersion: h.get('mcp-protocol-version'),
-      },
-      body.value,
-      BY_NAME,
-    );
-    if (call) {
-      const text = await answerDirect(call, ctx);
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (!ctx.unavailable) return { status: 200, headers, body: text };
-      for (const [k, v] of Object.entries(ctx.unavailable.headers)) headers[k.toLowerCase()] = v;
-      return { status: 503, headers, body: text };
-    }
-    const res = await handleMcp(p.request, body.value, ctx);
-    if (!ctx.unavailable) return res;
-    const headers = new Headers(res.headers);
-    for (const [k, v] of Object.entries(ctx.unavailable.headers)) headers.set(k, v);
-    return new Response(res.body, { status: 503, headers });
-  } catch (err) {
-    // Even before the MCP server is reached, a client reads a JSON-RPC error (logged by the
-    // app's handler otherwise: here, once).
-    const e = toAppError(err);
-    if (e.code !== 'service_unavailable') throw err;
-    logFailure(p.log, err);
-    body ??= json(await p.text().catch(() => ''));
-    return unavailableResponse(e, body?.value);
-  }
+  answering ??= import('./answer.ts');
+  return (await answering).answerPost(s, p);
 }
 
 /** POST /functions/v1/mcp-server: MCP Streamable HTTP, JSON responses, no sessions. */

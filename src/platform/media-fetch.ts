@@ -2,7 +2,8 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { imageSize, type MediaKind, maxBytesOf, SNIFF_BYTES, sniffMedia } from './media-type.ts';
+import { type CheckedMedia, checkMediaStream, readAll } from './media-stream.ts';
+import type { MediaKind } from './media-type.ts';
 import { isPublicAddress } from './net/public-address.ts';
 
 // Downloads a media file from a URL a caller gave (a social post's media_urls), safe against the
@@ -14,8 +15,9 @@ import { isPublicAddress } from './net/public-address.ts';
 //   nothing; checked again on every redirect, followed by hand, at most MAX_REDIRECTS;
 // - the type from the first bytes (media-type.ts), never the URL or Content-Type; the size held
 //   to the type's limit (and opts.maxBytes) while it streams, the download cut as soon as it passes;
-// - one deadline for the whole of it, redirects and a server that never answers included.
-// Takes in a URL and limits, gives out the bytes with their type, or throws MediaFetchError.
+// - one deadline for the whole of it, redirects, the body and a server that never answers included.
+// Takes in a URL and limits; `openMedia` gives out the type and the body as a stream (read on into
+// the store, never held whole), `fetchMedia` the bytes; refusals are MediaFetchErrors.
 
 export const MAX_REDIRECTS = 5;
 
@@ -37,6 +39,12 @@ export type MediaFetchOptions = {
   maxBytes: number;
   /** Ends the download early: a post's other media failed, or its import's deadline passed. */
   signal?: AbortSignal;
+};
+
+/** A download under way: its type is known, its bytes flow through `stream` (checked as they go). */
+export type MediaDownload = CheckedMedia & {
+  /** Where the bytes come from after redirects. */
+  finalUrl: string;
 };
 
 /** A download refused or failed: `reason` says why, for a person to read. */
@@ -62,7 +70,25 @@ export function isAllowedHost(url: URL, allowHosts: string[]): boolean {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
+/** The whole file in memory (small files, tests): `openMedia` read to its end. */
 export async function fetchMedia(url: string, opts: MediaFetchOptions): Promise<FetchedMedia> {
+  const media = await openMedia(url, opts);
+  const bytes = await readAll(media.stream);
+  const { width, height } = media.measured();
+  return {
+    bytes,
+    mimeType: media.mimeType,
+    kind: media.kind,
+    ...(width !== undefined && height !== undefined ? { width, height } : {}),
+    finalUrl: media.finalUrl,
+  };
+}
+
+/**
+ * The download, once its first bytes told its type: the stream fails with a MediaFetchError past
+ * the type's limit or the deadline, which runs on while the caller reads it.
+ */
+export async function openMedia(url: string, opts: MediaFetchOptions): Promise<MediaDownload> {
   const own = AbortSignal.timeout(opts.timeoutMs);
   const signal = opts.signal ? AbortSignal.any([own, opts.signal]) : own;
   let current = url;
@@ -81,14 +107,7 @@ export async function fetchMedia(url: string, opts: MediaFetchOptions): Promise<
       res.destroy();
       throw new MediaFetchError(url, `the server answered HTTP ${res.statusCode}`);
     }
-    const { bytes, type } = await readMedia(res, url, opts, signal);
-    return {
-      bytes,
-      mimeType: type.mimeType,
-      kind: type.kind,
-      ...(type.kind === 'image' ? imageSize(bytes, type.mimeType) : undefined),
-      finalUrl: target.toString(),
-    };
+    return { ...(await readMedia(res, url, opts, signal)), finalUrl: target.toString() };
   }
 }
 
@@ -170,39 +189,30 @@ async function readMedia(
   original: string,
   opts: MediaFetchOptions,
   signal: AbortSignal,
-) {
-  const maxBytes = opts.maxBytes;
+): Promise<CheckedMedia> {
   const declared = Number(res.headers['content-length']);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let type: ReturnType<typeof sniffMedia> = null;
-  let limit = maxBytes;
-  const tooLarge = () =>
-    new MediaFetchError(original, `larger than ${limit} bytes, the limit${type ? ` for ${type.kind}s` : ''}`);
-  if (Number.isFinite(declared) && declared > limit) {
+  const tooLarge = (limit: number, kind?: MediaKind) =>
+    new MediaFetchError(original, `larger than ${limit} bytes, the limit${kind ? ` for ${kind}s` : ''}`);
+  if (Number.isFinite(declared) && declared > opts.maxBytes) {
     res.destroy();
-    throw tooLarge();
+    throw tooLarge(opts.maxBytes);
   }
-  try {
-    for await (const chunk of res as AsyncIterable<Buffer>) {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (!type && size >= SNIFF_BYTES) {
-        type = sniffMedia(Buffer.concat(chunks).subarray(0, SNIFF_BYTES));
-        if (!type) throw unsupported(original);
-        limit = Math.min(maxBytes, maxBytesOf(type.kind));
-        if (Number.isFinite(declared) && declared > limit) throw tooLarge();
-      }
-      if (size > limit) throw tooLarge();
-    }
-  } catch (err) {
+  const media = await checkMediaStream(
+    res,
+    {
+      unsupported: () => unsupported(original),
+      tooLarge,
+      failed: (err) => failure(err, original, opts.timeoutMs, signal),
+    },
+    opts.maxBytes,
+  );
+  // A declared size over the type's own limit is refused now, before the body is read on.
+  if (Number.isFinite(declared) && declared > media.limit) {
+    media.stream.destroy();
     res.destroy();
-    throw failure(err, original, opts.timeoutMs, signal);
+    throw tooLarge(media.limit, media.kind);
   }
-  const bytes = Buffer.concat(chunks);
-  type ??= sniffMedia(bytes);
-  if (!type) throw unsupported(original);
-  return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), type };
+  return media;
 }
 
 const unsupported = (original: string) =>

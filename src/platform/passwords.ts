@@ -9,12 +9,15 @@ export type Passwords = {
   verify(password: string, stored: string | undefined): Promise<boolean>;
 };
 
-export async function createPasswords(cost: number): Promise<Passwords> {
-  const dummy = await hash('not-a-real-password', cost);
+export function createPasswords(cost: number): Passwords {
+  // Hashed on libuv's thread pool while the service goes on starting (at cost 10, 60 to 150 ms of
+  // the start otherwise: docs/performance.md, issue 29); only a verify that needs it waits for it.
+  const dummy = hash('not-a-real-password', cost);
+  dummy.catch(() => {}); // a failure is the first verify's, not an unhandled rejection at start
   return {
     hash: (password) => hash(password, cost),
     async verify(password, stored) {
-      const ok = await verify(password, stored ?? dummy);
+      const ok = await verify(password, stored ?? (await dummy));
       return ok && stored !== undefined;
     },
   };

@@ -1,5 +1,4 @@
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppError } from './errors.ts';
 
 export type LimitRule = { points: number; durationSeconds: number };
@@ -34,13 +33,19 @@ export function createLimiter(store: LimitStore, name: string, rule: LimitRule):
     duration: rule.durationSeconds,
   };
   // If Redis is unreachable, counting falls back to this process rather than refusing everyone.
-  const rl = new RateLimiterRedis({
-    ...opts,
-    storeClient: store.redis,
-    insuranceLimiter: new RateLimiterMemory(opts),
-  });
+  // The package (some 40 files) is loaded only with Redis, not by every start.
+  const redis = store.redis;
+  const loaded = import('rate-limiter-flexible').then((m) => ({
+    RateLimiterRes: m.RateLimiterRes,
+    rl: new m.RateLimiterRedis({
+      ...opts,
+      storeClient: redis,
+      insuranceLimiter: new m.RateLimiterMemory(opts),
+    }),
+  }));
   return {
     async hit(key, points = 1) {
+      const { rl, RateLimiterRes } = await loaded;
       try {
         const res = await rl.consume(key, points);
         return {
@@ -60,10 +65,10 @@ export function createLimiter(store: LimitStore, name: string, rule: LimitRule):
       }
     },
     async used(key) {
-      return (await rl.get(key))?.consumedPoints ?? 0;
+      return (await (await loaded).rl.get(key))?.consumedPoints ?? 0;
     },
     async reset(key) {
-      await rl.delete(key);
+      await (await loaded).rl.delete(key);
     },
   };
 }

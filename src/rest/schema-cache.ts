@@ -105,3 +105,40 @@ export async function reloadSchemaCache(db: Database, cache: SchemaCache): Promi
   cache.clear();
   for (const [k, v] of fresh) cache.set(k, v);
 }
+
+/**
+ * The cache, read from the catalog in the background: the service starts answering (/health,
+ * /auth/v1, …) while the catalog queries run, some 130 ms of the engine's time even when warm
+ * (docs/performance.md, issue 29). `pending()` is undefined once the cache is filled; before, it
+ * is the load (the first call starts it), which a /rest/v1 request waits for (rest/server.ts). A
+ * load that failed is tried again by the next call (its failure is that request's 5xx).
+ */
+export function schemaCacheLoader(db: Database): {
+  cache: SchemaCache;
+  pending(): Promise<void> | undefined;
+} {
+  const cache: SchemaCache = new Map();
+  // Each of its statements after the requests already waiting: PGlite answers a statement without
+  // going back to the event loop, so a chain of them would otherwise hold every request that
+  // arrives meanwhile (a /health right after the start) until the last.
+  const queries: Database = {
+    ...db,
+    query: (sql, params) => new Promise((resolve) => setImmediate(resolve)).then(() => db.query(sql, params)),
+  };
+  let loading: Promise<void> | undefined;
+  let filled = false;
+  const pending = () => {
+    if (filled) return undefined;
+    loading ??= reloadSchemaCache(queries, cache).then(
+      () => {
+        filled = true;
+      },
+      (err) => {
+        loading = undefined;
+        throw err;
+      },
+    );
+    return loading;
+  };
+  return { cache, pending };
+}

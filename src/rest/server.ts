@@ -141,6 +141,9 @@ async function answer(
     !write && route.kind === 'table' && ACCOUNT_TABLES.has(route.name) ? 'count' : 'refuse',
   );
   if (metering) await metering;
+  // Right after a start, the schema cache may still be on its way (main.ts).
+  const schemaPending = s.schemaPending?.();
+  if (schemaPending) await schemaPending;
   if (route.kind === 'none') throw new AppError(404, 'not_found', `No route for ${method} ${path}`);
   if (route.kind === 'slash') return { status: 308, headers: { location: '/rest/v1' }, body: null };
   if (route.kind === 'describe') {

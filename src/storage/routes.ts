@@ -2,17 +2,33 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { SOCIAL_MEDIA_BUCKET } from '../domain/media-bucket.ts';
+import { checkObjectUrl, SIGNED_URL_PURPOSE, signObjectUrl } from '../domain/signed-url.ts';
 import { requireSocialPlan } from '../domain/social-posts.ts';
 import { fromZodIssues } from '../platform/errors.ts';
 import { authenticate } from '../platform/http/authenticate.ts';
+import { closeAfterResponse } from '../platform/http/connection.ts';
 import type { AppEnv } from '../platform/http/env.ts';
 import { meter } from '../platform/http/meter.ts';
-import { InvalidKeyError, type ObjectInfo, objectKey } from '../platform/storage/object-store.ts';
+import { MEDIA_KINDS } from '../platform/media-type.ts';
+import {
+  InvalidKeyError,
+  type ObjectInfo,
+  objectKey,
+  type StoredObject,
+} from '../platform/storage/object-store.ts';
+import { toWebStream } from '../platform/storage/web-stream.ts';
 import type { Services } from '../services.ts';
 import { folderOf, inFolder } from './access.ts';
-import { SOCIAL_MEDIA_BUCKET } from './bucket.ts';
-import { invalidKey, keyExists, noSuchBucket, noSuchKey, outsideOwnFolder } from './errors.ts';
-import { SIGNED_URL_PURPOSE, signObjectUrl, verifyObjectUrl } from './signed-url.ts';
+import {
+  expiredSignature,
+  invalidKey,
+  invalidSignature,
+  keyExists,
+  noSuchBucket,
+  noSuchKey,
+  outsideOwnFolder,
+} from './errors.ts';
 import { readUpload } from './upload-body.ts';
 
 // /storage/v1: the part of Supabase's storage API that @supabase/storage-js's file methods call
@@ -47,13 +63,23 @@ function target(c: Context, route: string, opts: { folderOnly?: boolean } = {}):
   return { bucket, path, key: checkedKey(bucket, path) };
 }
 
-function checkedKey(bucket: string, path: string): string {
+/** How many objects a batch asks the store about at once. */
+const HEADS_AT_ONCE = 16;
+
+/** The store's key of a path, or null for a path that is not a valid key. */
+function keyOrNull(bucket: string, path: string): string | null {
   try {
     return objectKey(`${bucket}/${path}`);
   } catch (err) {
-    if (err instanceof InvalidKeyError) throw invalidKey(`Invalid key: ${path}`);
+    if (err instanceof InvalidKeyError) return null;
     throw err;
   }
+}
+
+function checkedKey(bucket: string, path: string): string {
+  const key = keyOrNull(bucket, path);
+  if (key === null) throw invalidKey(`Invalid key: ${path}`);
+  return key;
 }
 
 async function jsonBody<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
@@ -91,9 +117,12 @@ function fileObject(name: string, key: string, info: ObjectInfo | null) {
   };
 }
 
-/** An object's bytes as a response; `download` (storage-js's option) makes it an attachment. */
+/**
+ * An object's bytes as a response, streamed from the store as the client reads them;
+ * `download` (storage-js's option) makes it an attachment.
+ */
 function objectResponse(
-  object: ObjectInfo & { bytes: Uint8Array },
+  object: ObjectInfo & { body?: StoredObject['body'] },
   path: string,
   download: string | undefined,
   cacheControl: string,
@@ -111,7 +140,16 @@ function objectResponse(
     headers['content-disposition'] =
       `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`;
   }
-  return new Response(object.bytes as Uint8Array<ArrayBuffer>, { status: 200, headers });
+  return new Response(object.body ? toWebStream(object.body) : null, { status: 200, headers });
+}
+
+/**
+ * The object to answer with: its bytes for a GET, only what the store says of it for a HEAD
+ * (Hono answers a HEAD with the GET's headers and drops the body unread, which would leave a file
+ * open or an S3 connection held).
+ */
+function readObject(s: Services, c: Context, key: string) {
+  return c.req.method === 'HEAD' ? s.storage.head(key) : s.storage.get(key);
 }
 
 const ListBody = z.object({
@@ -122,6 +160,25 @@ const ListBody = z.object({
 });
 const RemoveBody = z.object({ prefixes: z.array(z.string().min(1).max(1024)).min(1).max(1000) });
 const SignBody = z.object({ expiresIn: z.coerce.number().int().min(1).max(MAX_SIGNED_SECONDS) });
+const SignManyBody = SignBody.extend({ paths: z.array(z.string().min(1).max(1024)).min(1).max(1000) });
+/** A path of a batch that is not signed: Supabase's words, the same whether it is missing or not the caller's. */
+const NOT_SIGNED = 'Either the object does not exist or you do not have access to it';
+
+/**
+ * The one bucket as storage-js's listBuckets() and getBucket() read it: private, taking the media
+ * of the social calendar up to the largest file (per-type limits are in svc://schema/social). It is
+ * built in, not created, so its times are those of the release that brought it.
+ */
+const BUCKET_INFO = {
+  id: SOCIAL_MEDIA_BUCKET,
+  name: SOCIAL_MEDIA_BUCKET,
+  owner: '',
+  public: false,
+  file_size_limit: Math.max(...Object.values(MEDIA_KINDS).map((k) => k.max_bytes)),
+  allowed_mime_types: Object.values(MEDIA_KINDS).flatMap((k) => k.mime_types),
+  created_at: '2026-11-20T00:00:00.000Z',
+  updated_at: '2026-11-20T00:00:00.000Z',
+};
 
 export function storageRoutes(s: Services) {
   const app = new Hono<AppEnv>();
@@ -139,12 +196,16 @@ export function storageRoutes(s: Services) {
     if (!inFolder(folder, path) || !path.includes('/'))
       throw folder ? outsideOwnFolder(folder) : invalidKey(`Invalid key: ${path}`);
     if (!upsert && (await s.storage.head(key))) throw keyExists();
-    const { bytes, type } = await readUpload(c);
+    // Typed by its first bytes before anything is stored; streamed into the store from there.
+    const file = await readUpload(c);
     try {
-      await s.storage.put(key, bytes, type.mimeType);
+      await s.storage.put(key, file.stream, file.mimeType);
     } catch (err) {
+      // The store kept nothing; the rest of the body is not read (the connection closes after).
+      file.stream.destroy();
+      closeAfterResponse(c);
       if (err instanceof InvalidKeyError) throw invalidKey(err.message);
-      throw err;
+      throw file.failure() ?? err;
     }
     return c.json({ Id: objectId(key), Key: `${bucket}/${path}` }, 200);
   }
@@ -178,6 +239,32 @@ export function storageRoutes(s: Services) {
     );
   });
 
+  app.get('/bucket', ...signedIn, (c) => c.json([BUCKET_INFO], 200));
+  app.get('/bucket/:id', ...signedIn, (c) => {
+    if (c.req.param('id') !== SOCIAL_MEDIA_BUCKET) throw noSuchBucket(c.req.param('id'));
+    return c.json(BUCKET_INFO, 200);
+  });
+
+  // createSignedUrls(): several paths at once, each signed or refused on its own. Registered first:
+  // `sign/:bucket/*` below matches the bare bucket too.
+  app.post('/object/sign/:bucket', ...signedIn, async (c) => {
+    const { bucket } = target(c, 'sign/', { folderOnly: true });
+    const { expiresIn, paths } = await jsonBody(c, SignManyBody);
+    const folder = await folderOf(s, c.get('principal'), 'read', 'Signing media URLs');
+    const expires = new Date(s.now().getTime() + expiresIn * 1000);
+    const signed: { error: string | null; path: string; signedURL: string | null }[] = [];
+    for (let i = 0; i < paths.length; i += HEADS_AT_ONCE) {
+      const batch = paths.slice(i, i + HEADS_AT_ONCE).map(async (path) => {
+        const key = inFolder(folder, path) ? keyOrNull(bucket, path) : null;
+        if (!key || !(await s.storage.head(key))) return { error: NOT_SIGNED, path, signedURL: null };
+        const token = signObjectUrl(signingKey, key, expires);
+        return { error: null, path, signedURL: `/object/sign/${bucket}/${path}?token=${token}` };
+      });
+      signed.push(...(await Promise.all(batch)));
+    }
+    return c.json(signed, 200);
+  });
+
   app.post('/object/sign/:bucket/*', ...signedIn, async (c) => {
     const { bucket, path, key } = target(c, 'sign/');
     const { expiresIn } = await jsonBody(c, SignBody);
@@ -191,8 +278,9 @@ export function storageRoutes(s: Services) {
   // A signed URL needs no bearer token: the token in it is the permission, for one object.
   app.get('/object/sign/:bucket/*', async (c) => {
     const { path, key } = target(c, 'sign/');
-    verifyObjectUrl(signingKey, c.req.query('token') ?? '', key, s.now());
-    const object = await s.storage.get(key);
+    const check = checkObjectUrl(signingKey, c.req.query('token') ?? '', key, s.now());
+    if (check !== 'valid') throw check === 'expired' ? expiredSignature() : invalidSignature();
+    const object = await readObject(s, c, key);
     if (!object) throw noSuchKey();
     return objectResponse(object, path, c.req.query('download'), 'private, max-age=300');
   });
@@ -200,7 +288,7 @@ export function storageRoutes(s: Services) {
   const download = (route: string) => async (c: Context<AppEnv>) => {
     const { path, key } = target(c, route);
     const folder = await folderOf(s, c.get('principal'), 'read', 'Downloading media');
-    const object = inFolder(folder, path) ? await s.storage.get(key) : null;
+    const object = inFolder(folder, path) ? await readObject(s, c, key) : null;
     if (!object) throw noSuchKey();
     return objectResponse(object, path, c.req.query('download'), 'private, no-cache');
   };

@@ -10,6 +10,7 @@ import type { Database } from '../../src/platform/db/database.ts';
 import { flushAccessLines } from '../../src/platform/log.ts';
 import { type FakeGraph, startFakeGraph } from '../fakes/graph/index.ts';
 import { type FreshDatabase, freshDatabase, openTestPostgres } from './db.ts';
+import { storageEnv } from './storage.ts';
 
 export type TestService = RunningService & {
   anonKey: string;
@@ -70,6 +71,9 @@ export async function startTestService(
     ...(openShopify ? { SHOPIFY_SHOP_URL: openShopify.shopUrl } : {}),
     // The run's pool mode (.ci/run); the database itself is opened by the helpers (db.ts).
     ...(process.env.DATABASE_POOL_MODE ? { DATABASE_POOL_MODE: process.env.DATABASE_POOL_MODE } : {}),
+    // The run's store: the disk under DATA_DIR, or a prefix of its own in TEST_STORAGE_URL's bucket;
+    // a test that names STORAGE_DIR or STORAGE_URL (even '': the disk) is about that store.
+    ...('STORAGE_DIR' in env || 'STORAGE_URL' in env ? {} : storageEnv()),
     ...env,
   });
   const fresh = database

@@ -223,6 +223,23 @@ describe.skipIf(onPostgres())('svc backup and svc restore on the embedded databa
   );
 
   it(
+    'with the bucket on S3, backs up the rest and says the files are for the store’s own tools',
+    async () => {
+      const file = path.join(tempDir('file'), 's3.tgz');
+      const backup = await runCli(['backup', file], {
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'silent',
+        // Never contacted: the command does not read the bucket.
+        STORAGE_URL: 's3://svc-media?endpoint=http://127.0.0.1:1&region=us-east-1',
+      });
+      expect(backup.code, backup.stderr).toBe(0);
+      expect(JSON.parse(backup.stdout)).toMatchObject({ file, objects: 0, objects_skipped: 's3' });
+      expect(backup.stderr).toMatch(/bucket is on S3 .*svc-media.*not in the backup.*store's own tools/);
+    },
+    GUARD,
+  );
+
+  it(
     'a truncated, damaged or foreign file is refused with a clear message, and nothing is restored',
     async () => {
       const dir = tempDir('file');

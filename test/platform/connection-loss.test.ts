@@ -94,7 +94,9 @@ describe.runIf(onPostgres())('a connection the server drops', () => {
       const hearsNotify = async () => {
         const before = heard;
         for (let i = 0; i < 50 && heard === before; i++) {
-          await db.query(`notify svc_test_channel`);
+          // A pooled connection killed with the rest may fail this once (the tests above hold
+          // the pool to that); what is asked here is whether the listener hears again.
+          await db.query(`notify svc_test_channel`).catch(() => {});
           await new Promise((r) => setTimeout(r, 100));
         }
         return heard > before;

@@ -1,6 +1,8 @@
+import { readdirSync, readlinkSync } from 'node:fs';
+import { request } from 'node:http';
 import { StorageApiError, StorageClient } from '@supabase/storage-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signObjectUrl } from '../../src/storage/signed-url.ts';
+import { signObjectUrl } from '../../src/domain/signed-url.ts';
 import { gif, html, jpeg, mp4, png, webp } from '../fakes/media/samples.ts';
 import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
 import { agentToken, setPlan } from '../helpers/mcp.ts';
@@ -114,6 +116,144 @@ describe('the social-media bucket through @supabase/storage-js', () => {
     expect((await bucket.list(aliceOrg, { search: 'huge' })).data).toEqual([]);
   });
 
+  it('streams a video larger than one store part in and out byte for byte, raw or as a form', async () => {
+    const bucket = bucketOf(alice.access_token);
+    // Over 8 MiB: a multipart upload on S3 (src/platform/storage/s3-store.ts), three parts as a form.
+    const video = mp4(9 * 1024 * 1024 + 1234);
+    video.forEach((_, i) => {
+      if (i >= 64) video[i] = i % 253;
+    });
+    expect((await bucket.upload(`${aliceOrg}/long.mp4`, video)).error).toBeNull();
+    expect((await bucket.upload(`${aliceOrg}/form.mp4`, new Blob([video]))).error).toBeNull();
+    for (const name of ['long.mp4', 'form.mp4']) {
+      const res = await fetch(`${svc.url}/storage/v1/object/authenticated/social-media/${aliceOrg}/${name}`, {
+        headers: { authorization: `Bearer ${alice.access_token}` },
+      });
+      expect(res.headers.get('content-type')).toBe('video/mp4');
+      expect(res.headers.get('content-length')).toBe(String(video.length));
+      expect(Buffer.from(await res.arrayBuffer()).equals(Buffer.from(video))).toBe(true);
+    }
+    await bucket.remove([`${aliceOrg}/long.mp4`, `${aliceOrg}/form.mp4`]);
+  });
+
+  it('answers a HEAD with the size and type only, leaving no file open behind it', async () => {
+    const bucket = bucketOf(alice.access_token);
+    const file = png(8, 8, 5000);
+    expect((await bucket.upload(`${aliceOrg}/head.png`, file)).error).toBeNull();
+    for (let i = 0; i < 5; i++) {
+      const res = await fetch(
+        `${svc.url}/storage/v1/object/authenticated/social-media/${aliceOrg}/head.png`,
+        {
+          method: 'HEAD',
+          headers: { authorization: `Bearer ${alice.access_token}` },
+        },
+      );
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-length')).toBe(String(file.length));
+      expect(res.headers.get('content-type')).toBe('image/png');
+    }
+    // On the disk, the service (this process) holds no descriptor of the file once answered.
+    const openOnIt = readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`).endsWith(`${aliceOrg}/head.png`);
+      } catch {
+        return false;
+      }
+    });
+    expect(openOnIt).toEqual([]);
+    await bucket.remove([`${aliceOrg}/head.png`]);
+  });
+
+  it('tells the type from first bytes that arrive a few at a time, and refuses a page so sent', async () => {
+    // A body streamed in small chunks, the signature split across them: judged once 16 bytes came.
+    const trickle = (bytes: Uint8Array) =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let at = 0; at < bytes.length; at += at < 32 ? 3 : 1024)
+            controller.enqueue(bytes.slice(at, at + (at < 32 ? 3 : 1024)));
+          controller.close();
+        },
+      });
+    const put = (name: string, bytes: Uint8Array) =>
+      fetch(`${svc.url}/storage/v1/object/social-media/${aliceOrg}/${name}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${alice.access_token}`,
+          'content-type': 'application/octet-stream',
+        },
+        body: trickle(bytes),
+        duplex: 'half',
+      } as RequestInit);
+    expect((await put('trickle.jpg', png(4, 4))).status).toBe(200);
+    expect((await bucketOf(alice.access_token).download(`${aliceOrg}/trickle.jpg`)).data?.type).toBe(
+      'image/png',
+    );
+    const page = await put('trickle.gif', html());
+    expect(page.status).toBe(415);
+    expect(await page.json()).toMatchObject({ code: 'InvalidMimeType' });
+    await bucketOf(alice.access_token).remove([`${aliceOrg}/trickle.jpg`]);
+  });
+
+  it('answers 413 once an upload passes its limit, or says it will, without waiting for the rest', async () => {
+    // The body is never ended: an answer that waited for it would never come.
+    const unfinished = (headers: Record<string, string>, bytes: Uint8Array) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(
+          `${svc.url}/storage/v1/object/social-media/${aliceOrg}/endless.png`,
+          {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${alice.access_token}`,
+              'content-type': 'image/png',
+              ...headers,
+            },
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (d) => {
+              body += d;
+            });
+            res.on('end', () => {
+              req.destroy();
+              resolve({ status: res.statusCode ?? 0, body });
+            });
+          },
+        );
+        req.on('error', reject);
+        req.write(bytes);
+      });
+    const head = png(2, 2, 64 * 1024);
+    const declared = await unfinished({ 'content-length': String(50 * 1024 * 1024) }, head);
+    expect(declared.status).toBe(413);
+    expect(JSON.parse(declared.body)).toMatchObject({
+      code: 'EntityTooLarge',
+      details: { limit_bytes: 10485760 },
+    });
+    const past = new Uint8Array(10 * 1024 * 1024 + 64 * 1024);
+    past.set(head);
+    const chunked = await unfinished({}, past);
+    expect(chunked.status).toBe(413);
+    expect(await bucketOf(alice.access_token).list(aliceOrg, { search: 'endless' })).toMatchObject({
+      data: [],
+    });
+  });
+
+  it('keeps the stored file when a replacement passes its limit on the way', async () => {
+    const bucket = bucketOf(alice.access_token);
+    const path = `${aliceOrg}/kept.gif`;
+    const first = gif(3, 3);
+    expect((await bucket.upload(path, first)).error).toBeNull();
+    const huge = new Uint8Array(10 * 1024 * 1024 + 1);
+    huge.set(png().subarray(0, 64));
+    const refused = await bucket.upload(path, huge, { upsert: true });
+    expect(refused.error).toMatchObject({ status: 413, code: 'EntityTooLarge' });
+    // The old bytes and the old type: nothing of the refused file was kept, not even its type.
+    const down = await bucket.download(path);
+    expect(down.data?.type).toBe('image/gif');
+    expect(Buffer.from(await bytesOf(down.data as Blob)).equals(Buffer.from(first))).toBe(true);
+    await bucket.remove([path]);
+  });
+
   it('refuses to overwrite without upsert, and replaces with it', async () => {
     const bucket = bucketOf(alice.access_token);
     const path = `${aliceOrg}/same.png`;
@@ -124,6 +264,58 @@ describe('the social-media bucket through @supabase/storage-js', () => {
     });
     expect((await bucket.upload(path, jpeg(), { upsert: true })).error).toBeNull();
     expect((await bucket.download(path)).data?.type).toBe('image/jpeg');
+  });
+
+  it('signs several URLs at once (createSignedUrls): each of the caller’s objects downloads, others’ and missing ones are refused one by one', async () => {
+    const bucket = bucketOf(alice.access_token);
+    const mine = [`${aliceOrg}/batch/a.png`, `${aliceOrg}/batch/b c.gif`];
+    for (const [i, path] of mine.entries())
+      expect((await bucket.upload(path, i ? gif(3, 3) : png(4, 4))).error).toBeNull();
+    // Another organization's object that exists (Bob's folder stays empty for the test below).
+    const carol = await signUp(svc, 'Carol Cakes');
+    await setPlan(svc, carol, 'starter');
+    const theirs = `${orgOf(carol)}/batch/theirs.png`;
+    expect((await bucketOf(carol.access_token).upload(theirs, png(5, 5))).error).toBeNull();
+    const asked = [...mine, `${aliceOrg}/batch/missing.png`, theirs, `${aliceOrg}/../x.png`];
+    const { data, error } = await bucket.createSignedUrls(asked, 60);
+    expect(error).toBeNull();
+    expect(data?.map((d) => [d.path, d.error])).toEqual([
+      [mine[0], null],
+      [mine[1], null],
+      ...asked.slice(2).map((p) => [p, 'Either the object does not exist or you do not have access to it']),
+    ]);
+    expect(data?.slice(2).every((d) => d.signedUrl === null)).toBe(true);
+    const types = await Promise.all(
+      (data ?? [])
+        .slice(0, 2)
+        .map(async (d) => (await fetch(d.signedUrl as string)).headers.get('content-type')),
+    );
+    expect(types).toEqual(['image/png', 'image/gif']);
+    // The batch has the same bounds as one: a year at most, and at most 1,000 paths.
+    expect((await bucket.createSignedUrls(mine, 400 * 24 * 3600)).error).not.toBeNull();
+    expect((await bucket.createSignedUrls(Array(1001).fill(mine[0]), 60)).error).not.toBeNull();
+  });
+
+  it('describes its one bucket to listBuckets() and getBucket(), and no other', async () => {
+    const storage = storageAs(alice.access_token);
+    const listed = await storage.listBuckets();
+    expect(listed.error).toBeNull();
+    expect(listed.data?.map((b) => [b.id, b.public])).toEqual([['social-media', false]]);
+    const one = await storage.getBucket('social-media');
+    expect(one.data).toMatchObject({
+      id: 'social-media',
+      name: 'social-media',
+      public: false,
+      file_size_limit: 1024 * 1024 * 1024,
+      allowed_mime_types: expect.arrayContaining(['image/png', 'video/mp4']),
+    });
+    const other = await storage.getBucket('avatars');
+    expect(other.data).toBeNull();
+    expect((other.error as StorageApiError | null)?.status).toBe(404);
+    // Signed-in callers only.
+    expect((await fetch(`${svc.url}/storage/v1/bucket`, { headers: { apikey: svc.anonKey } })).status).toBe(
+      401,
+    );
   });
 
   it('signs a URL that downloads without a token, and refuses it expired or forged', async () => {

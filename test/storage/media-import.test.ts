@@ -1,16 +1,23 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importMediaUrls } from '../../src/domain/media-import.ts';
 import { AppError } from '../../src/platform/errors.ts';
 import { createDiskStore } from '../../src/platform/storage/disk-store.ts';
-import { importMediaUrls } from '../../src/storage/media-import.ts';
+import type { ObjectStore } from '../../src/platform/storage/object-store.ts';
+import { PART_BYTES } from '../../src/platform/storage/s3-store.ts';
 import { gif, html, mp4, png } from '../fakes/media/samples.ts';
+import { readObject, testS3Store } from '../helpers/storage.ts';
 
 // media_urls go into the organization's folder of the bucket in the order given, all or none: a
-// refused URL anywhere in the list leaves no file behind and names the URL and the reason.
+// refused URL anywhere in the list leaves no file behind and names the URL and the reason. On the
+// disk, and on the S3 store when the run has a bucket (TEST_STORAGE_URL).
+
+/** A video larger than one S3 part: it streams into the store as a multipart upload. */
+const LONG_VIDEO = Buffer.concat([mp4(), Buffer.alloc(PART_BYTES + 4321, 7)]);
 
 const ORG = '11111111-2222-3333-4444-555555555555';
 const FILES: Record<string, Uint8Array> = {
@@ -19,10 +26,12 @@ const FILES: Record<string, Uint8Array> = {
   '/c.gif': gif(),
   '/tiny.gif': gif(1, 1, 100),
   '/page': html(),
+  '/long.mp4': LONG_VIDEO,
 };
 let server: Server;
 let origin: string;
 let root: string;
+let store: ObjectStore;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -38,6 +47,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   root = mkdtempSync(path.join(tmpdir(), 'svc-import-'));
+  store = testS3Store() ?? createDiskStore(root);
 });
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
@@ -45,18 +55,12 @@ afterAll(async () => {
 });
 
 const deps = (options: { timeoutMs?: number; maxBytes?: number } = {}) => ({
-  storage: createDiskStore(root),
+  storage: store,
   options: { allowHosts: [new URL(origin).host], timeoutMs: 5000, ...options },
 });
-const filesOnDisk = () => {
-  try {
-    return readdirSync(path.join(root, 'objects'), { recursive: true }).filter((f) =>
-      /\.\w+$/.test(String(f)),
-    );
-  } catch {
-    return [];
-  }
-};
+/** What the imports left in the organization's folder (the uploads a test put there aside). */
+const filesLeft = async () =>
+  (await store.list(`social-media/${ORG}/posts`, { limit: 100, offset: 0 })).map((o) => o.name);
 
 describe('importMediaUrls', () => {
   it('stores every URL in order under the organization folder, typed by content', async () => {
@@ -92,7 +96,15 @@ describe('importMediaUrls', () => {
     expect(issue?.path).toBe('media_urls.2');
     expect(issue?.message).toContain(`${origin}${bad}: `);
     expect(issue?.message).toMatch(reason);
-    expect(filesOnDisk()).toEqual([]);
+    expect(await filesLeft()).toEqual([]);
+  });
+
+  it('streams a video larger than one part into the store byte for byte', async () => {
+    const [media] = await importMediaUrls(deps(), ORG, [`${origin}/long.mp4`]);
+    expect(media).toMatchObject({ mimeType: 'video/mp4', size: LONG_VIDEO.length });
+    const stored = await readObject(store, media?.key as string);
+    expect(Buffer.from(stored?.bytes ?? []).equals(LONG_VIDEO)).toBe(true);
+    await store.remove([media?.key as string]);
   });
 });
 
@@ -102,7 +114,6 @@ describe('importMediaUrls with URLs of the service’s own bucket', () => {
   const ownDeps = () => ({ ...deps(), publicUrl: PUBLIC });
 
   it('copies an uploaded file from the store (plain, signed or authenticated URL), never downloading it', async () => {
-    const store = createDiskStore(root);
     const uploaded = png(5, 6);
     await store.put(`social-media/${ORG}/uploads/photo.png`, uploaded, 'image/png');
     const urls = [
@@ -116,7 +127,9 @@ describe('importMediaUrls with URLs of the service’s own bucket', () => {
     );
     for (const m of media) {
       expect(m.path).toMatch(new RegExp(`^${ORG}/posts/[0-9a-f-]+\\.png$`));
-      expect(Buffer.from((await store.get(m.key))?.bytes ?? []).equals(Buffer.from(uploaded))).toBe(true);
+      expect(Buffer.from((await readObject(store, m.key))?.bytes ?? []).equals(Buffer.from(uploaded))).toBe(
+        true,
+      );
     }
     await store.remove(media.map((m) => m.key));
     await store.remove([`social-media/${ORG}/uploads/photo.png`]);
@@ -131,7 +144,6 @@ describe('importMediaUrls with URLs of the service’s own bucket', () => {
     ['a missing file', `${ORG}/uploads/none.png`, /no such file in your organization/],
     ['a file that is no image or video', `${ORG}/uploads/page.png`, /not a JPEG, PNG, GIF or WebP image/],
   ])('refuses %s and leaves no file behind', async (_, p, reason) => {
-    const store = createDiskStore(root);
     await store.put(
       `social-media/99999999-2222-3333-4444-555555555555/uploads/photo.png`,
       png(),
@@ -145,7 +157,7 @@ describe('importMediaUrls with URLs of the service’s own bucket', () => {
       `social-media/99999999-2222-3333-4444-555555555555/uploads/photo.png`,
       `social-media/${ORG}/uploads/page.png`,
     ]);
-    expect(filesOnDisk()).toEqual([]);
+    expect(await filesLeft()).toEqual([]);
   });
 
   it('the same path on another host is an ordinary download, held to the download rules', async () => {

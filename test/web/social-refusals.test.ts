@@ -90,7 +90,7 @@ describeBrowser('the social calendar refuses', () => {
 
   test('on a service as `npm start` runs it, an uploaded file is attached without any allow list', async () => {
     // No MEDIA_FETCH_ALLOW_HOSTS: the service's own loopback address is no download source, so
-    // the upload must be read from the bucket itself (src/storage/own-object.ts).
+    // the upload must be read from the bucket itself (src/domain/own-object.ts).
     const local = await socialWorld({ RATE_LIMIT_STANDARD_PER_MINUTE: '5000' });
     try {
       const { context, page } = await openPageInZone(browser, DESKTOP);

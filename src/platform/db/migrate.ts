@@ -30,7 +30,13 @@ export const SCHEMA_CHANNEL = 'svc_schema_changed';
  */
 export async function migrate(db: Database, migrations = loadMigrations()): Promise<string[]> {
   return db.withAdvisoryLock('svc.migrate', async (conn) => {
-    await conn.exec(`
+    // Made once; a start after that reads whether it is there instead of writing the catalog
+    // (the revoke below is a write) at each start.
+    const [meta] = await conn.query<{ made: boolean }>(
+      `select to_regclass('svc_meta.migrations') is not null as made`,
+    );
+    if (!meta?.made)
+      await conn.exec(`
       create schema if not exists svc_meta;
       create table if not exists svc_meta.migrations (
         name text primary key,

@@ -11,6 +11,7 @@ import {
   type Row,
 } from './database.ts';
 import { bindOf, runOneSync, runTransaction, type Statement } from './pglite-one-sync.ts';
+import { pgliteModule } from './pglite-wasm.ts';
 
 /**
  * PGlite serializes a bound value by the parameter's type in JavaScript, and for a boolean it
@@ -55,7 +56,13 @@ export async function openPglite(
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   // Extensions the migrations create must be bundled at open: PGlite cannot load one later from
   // disk the way a PostgreSQL server loads its contrib package (0012 creates pg_trgm).
-  const db = await PGlite.create({ dataDir, loadDataDir: template, serializers, extensions: { pg_trgm } });
+  const db = await PGlite.create({
+    dataDir,
+    loadDataDir: template,
+    serializers,
+    extensions: { pg_trgm },
+    pgliteWasmModule: await pgliteModule(),
+  });
   let lockQueue: Promise<unknown> = Promise.resolve();
 
   // Each statement one call into the engine (pglite-one-sync.ts), `begin` and the claims together.

@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from '../log.ts';
 import type { Mailer } from './mailer.ts';
 
@@ -8,20 +8,30 @@ import type { Mailer } from './mailer.ts';
  */
 export function smtpMailer(url: string, from: string, log: Logger): Mailer {
   // Bounded waits: a stop waits for mails in flight, and a dead server must not hold it for minutes.
-  // Settings in the URL's query (e.g. ?connectionTimeout=…) take precedence.
-  const transport = nodemailer.createTransport({
-    url,
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 30_000,
-  });
+  // Settings in the URL's query (e.g. ?connectionTimeout=…) take precedence. nodemailer is loaded
+  // with the first mail, not at start (docs/performance.md, issue 29).
+  let transport: Promise<Transporter> | undefined;
+  const open = () =>
+    (transport ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport({
+        url,
+        connectionTimeout: 10_000,
+        greetingTimeout: 10_000,
+        socketTimeout: 30_000,
+      }),
+    ));
   return {
     async send(mail) {
-      const info = await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
+      const info = await (await open()).sendMail({
+        from,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+      });
       log.info({ mail: { to: mail.to, subject: mail.subject, message_id: info.messageId } }, 'mail sent');
     },
     async close() {
-      transport.close();
+      (await transport)?.close();
     },
   };
 }

@@ -1,15 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import type { Dirent } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { createWriteStream, type Dirent } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { InvalidKeyError, type ListedObject, type ObjectStore, objectKey } from './object-store.ts';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  InvalidKeyError,
+  type ListedObject,
+  type ObjectBody,
+  type ObjectStore,
+  objectKey,
+} from './object-store.ts';
 
 // The ObjectStore on a local disk (STORAGE_DIR, by default DATA_DIR/storage):
 //   objects/<bucket>/<path>        the bytes
 //   meta/<bucket>/<path>.json      {"contentType": …} (a sidecar: no xattrs, any filesystem)
 //   tmp/                           files being written
-// A file is written under tmp/ and renamed into place (one filesystem, so rename is atomic):
-// a reader sees the old object or the new one, never a part. Folders left empty by a removal are
+// A file is streamed into tmp/ and renamed into place (one filesystem, so rename is atomic):
+// a reader sees the old object or the new one, never a part; a body that fails on the way leaves
+// the temporary file removed and the old object (and its type) as they were. Reads stream from
+// the file opened once (its size and its bytes are of the same file, even if replaced meanwhile). Folders left empty by a removal are
 // removed too, as a listing of an object store never shows empty folders. One limit a disk has
 // and S3 has not: `a` and `a/b` cannot both exist (InvalidKeyError).
 
@@ -22,11 +32,42 @@ export function createDiskStore(root: string): ObjectStore {
   const fileOf = (key: string) => path.join(objects, ...objectKey(key).split('/'));
   const metaOf = (key: string) => `${path.join(meta, ...objectKey(key).split('/'))}.json`;
 
-  /** Writes `content` to `file` whole or not at all. */
-  async function publish(file: string, content: Uint8Array | string): Promise<void> {
+  const tempName = () => path.join(tmp, `${process.pid}.${randomBytes(8).toString('hex')}`);
+
+  /** Streams `body` into a temporary file; its path and size, or nothing left behind. */
+  async function spool(body: ObjectBody): Promise<{ temp: string; size: number }> {
     await mkdir(tmp, { recursive: true });
-    const temp = path.join(tmp, `${process.pid}.${randomBytes(8).toString('hex')}`);
+    const temp = tempName();
+    let size = 0;
+    const source = body instanceof Uint8Array ? Readable.from([body]) : body;
+    try {
+      await pipeline(
+        source,
+        async function* (chunks: AsyncIterable<Uint8Array>) {
+          for await (const chunk of chunks) {
+            size += chunk.length;
+            yield chunk;
+          }
+        },
+        createWriteStream(temp, { mode: 0o600 }),
+      );
+    } catch (err) {
+      await rm(temp, { force: true });
+      throw err;
+    }
+    return { temp, size };
+  }
+
+  /** Writes `content` to `file` whole or not at all. */
+  async function publish(file: string, content: string): Promise<void> {
+    await mkdir(tmp, { recursive: true });
+    const temp = tempName();
     await writeFile(temp, content, { mode: 0o600 });
+    await publishTemp(temp, file);
+  }
+
+  /** Moves a finished temporary file into place (atomically: one filesystem). */
+  async function publishTemp(temp: string, file: string): Promise<void> {
     try {
       // Twice: a concurrent removal may prune the folder between mkdir and rename.
       for (let attempt = 0; ; attempt++) {
@@ -65,24 +106,42 @@ export function createDiskStore(root: string): ObjectStore {
   }
 
   return {
-    async put(key, bytes, contentType) {
+    async put(key, body, contentType) {
       const file = fileOf(key);
-      await publish(metaOf(key), JSON.stringify({ contentType }));
-      await publish(file, bytes);
+      const meta = metaOf(key);
+      // The bytes first: a body refused on its way must not leave the old object with a new type.
+      const { temp, size } = await spool(body);
+      try {
+        await publish(meta, JSON.stringify({ contentType }));
+      } catch (err) {
+        await rm(temp, { force: true });
+        throw err;
+      }
+      await publishTemp(temp, file);
+      return size;
     },
 
     async get(key) {
       const file = fileOf(key);
+      let handle: Awaited<ReturnType<typeof open>>;
       try {
-        const [bytes, info] = await Promise.all([readFile(file), stat(file)]);
+        handle = await open(file, 'r');
+      } catch (err) {
+        if (errno(err) === 'ENOENT' || errno(err) === 'EISDIR' || errno(err) === 'ENOTDIR') return null;
+        throw err;
+      }
+      try {
+        const info = await handle.stat();
+        if (!info.isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
         return {
-          bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length),
+          body: handle.createReadStream({ autoClose: true }),
           contentType: await contentTypeOf(key),
-          size: bytes.length,
+          size: info.size,
           updatedAt: info.mtime,
         };
       } catch (err) {
-        if (errno(err) === 'ENOENT' || errno(err) === 'EISDIR' || errno(err) === 'ENOTDIR') return null;
+        await handle.close();
+        if (errno(err) === 'EISDIR') return null;
         throw err;
       }
     },

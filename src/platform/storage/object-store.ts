@@ -1,11 +1,17 @@
+import type { Readable } from 'node:stream';
+
 // Where the files of /storage/v1 live (docs/storage.md): one small interface, one adapter per
-// backend (disk-store.ts; an S3-compatible store is the next one). Keys are `<bucket>/<path>`,
+// backend (disk-store.ts, s3-store.ts; open-store.ts picks one). Objects pass through as streams,
+// never whole in memory: a 1 GB video costs the process a few buffers, not 1 GB. Keys are `<bucket>/<path>`,
 // `/`-separated, never starting with `/` and never holding `.` or `..` segments or NUL
 // (objectKey() checks them). The store knows nothing of tenants: callers put the organization's
 // id first in the path and decide who may ask for what.
 
 export type ObjectInfo = { contentType: string; size: number; updatedAt: Date };
-export type StoredObject = ObjectInfo & { bytes: Uint8Array };
+/** An object read: its bytes as a stream, which the caller reads to its end or destroys. */
+export type StoredObject = ObjectInfo & { body: Readable };
+/** What `put` takes: a stream (checked on its way, media-stream.ts), or bytes at hand. */
+export type ObjectBody = Readable | Uint8Array;
 
 /**
  * One entry under a folder: a file, or a sub-folder whose `name` ends with `/` (size 0, no
@@ -14,8 +20,12 @@ export type StoredObject = ObjectInfo & { bytes: Uint8Array };
 export type ListedObject = { name: string; size: number; contentType: string; updatedAt: Date };
 
 export interface ObjectStore {
-  /** Stores the whole object or nothing (readers never see it half-written); replaces any old one. */
-  put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
+  /**
+   * Stores the whole object or nothing, and replaces any old one: readers never see it
+   * half-written, and a body that fails (too large, cut off) leaves no object and no part of one
+   * (the old one, if any, stays). Rejects with the body's own error then. Resolves to the size.
+   */
+  put(key: string, body: ObjectBody, contentType: string): Promise<number>;
   get(key: string): Promise<StoredObject | null>;
   /** What `get` says of an object, without its bytes (signing a URL must not read a video). */
   head(key: string): Promise<ObjectInfo | null>;

@@ -1,12 +1,13 @@
-import { type FetchedMedia, MediaFetchError } from '../platform/media-fetch.ts';
-import { imageSize, maxBytesOf, SNIFF_BYTES, sniffMedia } from '../platform/media-type.ts';
+import { type MediaDownload, MediaFetchError } from '../platform/media-fetch.ts';
+import { checkMediaStream } from '../platform/media-stream.ts';
 import { InvalidKeyError, type ObjectStore, objectKey } from '../platform/storage/object-store.ts';
-import { SOCIAL_MEDIA_BUCKET } from './bucket.ts';
+import { SOCIAL_MEDIA_BUCKET } from './media-bucket.ts';
 
 // A media URL of this service's own bucket names a file already here, uploaded with storage-js
 // (as the dashboard does): it is read from the store, not downloaded. The service's own address
 // is loopback or private on most setups, where a download is refused (media-fetch.ts), and there
-// is no reason to go out over HTTP for bytes on the same disk.
+// is no reason to go out over HTTP for bytes in the same store. The object streams from the store
+// and back into it, checked on the way as a download is.
 
 const OBJECT_PATH = new RegExp(
   `^/storage/v1/object/(?:sign/|public/|authenticated/)?${SOCIAL_MEDIA_BUCKET}/(.+)$`,
@@ -41,29 +42,29 @@ export async function readOwnObject(
   organizationId: string,
   url: string,
   path: string,
-): Promise<FetchedMedia> {
+): Promise<MediaDownload> {
   const object = path.startsWith(`${organizationId}/`)
     ? await storage.get(ownKey(url, `${SOCIAL_MEDIA_BUCKET}/${path}`))
     : null;
   if (!object)
     throw new MediaFetchError(url, 'no such file in your organization’s folder of the social-media bucket');
-  const type = sniffMedia(object.bytes.subarray(0, SNIFF_BYTES)) ?? sniffMedia(object.bytes);
-  if (!type) {
-    throw new MediaFetchError(
-      url,
-      'the content is not a JPEG, PNG, GIF or WebP image, nor an MP4 or QuickTime video (judged by its bytes)',
-    );
+  const tooLarge = (limit: number, kind?: string) =>
+    new MediaFetchError(url, `larger than ${limit} bytes, the limit${kind ? ` for ${kind}s` : ''}`);
+  const media = await checkMediaStream(object.body, {
+    unsupported: () =>
+      new MediaFetchError(
+        url,
+        'the content is not a JPEG, PNG, GIF or WebP image, nor an MP4 or QuickTime video (judged by its bytes)',
+      ),
+    tooLarge,
+    failed: (err) => new MediaFetchError(url, `the file could not be read (${(err as Error).message})`),
+  });
+  // Its size is known before a byte is copied: a file over its type's limit is refused at once.
+  if (object.size > media.limit) {
+    media.stream.destroy();
+    throw tooLarge(media.limit, media.kind);
   }
-  const limit = maxBytesOf(type.kind);
-  if (object.bytes.length > limit)
-    throw new MediaFetchError(url, `larger than ${limit} bytes, the limit for ${type.kind}s`);
-  return {
-    bytes: object.bytes,
-    mimeType: type.mimeType,
-    kind: type.kind,
-    finalUrl: url,
-    ...(type.kind === 'image' ? imageSize(object.bytes, type.mimeType) : undefined),
-  };
+  return { ...media, finalUrl: url };
 }
 
 /**

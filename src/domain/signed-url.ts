@@ -1,6 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { SOCIAL_MEDIA_BUCKET } from './bucket.ts';
-import { expiredSignature, invalidSignature } from './errors.ts';
+import { SOCIAL_MEDIA_BUCKET } from './media-bucket.ts';
 
 // Tokens of signed URLs (`/object/sign/<bucket>/<path>?token=…`): whoever holds the URL may
 // download that one object until it expires, without a bearer token (an <img src>, the Graph API
@@ -23,26 +22,31 @@ export function signObjectUrl(key: Buffer, objectKey: string, expiresAt: Date): 
   return `${body}.${mac(key, body).toString('base64url')}`;
 }
 
-/** Throws unless `token` was signed with `key` for `objectKey` and has not expired at `now`. */
-export function verifyObjectUrl(key: Buffer, token: string, objectKey: string, now: Date): void {
+/** Whether `token` was signed with `key` for `objectKey`, and if so whether it has expired at `now`. */
+export function checkObjectUrl(
+  key: Buffer,
+  token: string,
+  objectKey: string,
+  now: Date,
+): 'valid' | 'invalid' | 'expired' {
   const [body, signature, ...rest] = token.split('.');
-  if (!body || !signature || rest.length) throw invalidSignature();
+  if (!body || !signature || rest.length) return 'invalid';
   const given = Buffer.from(signature, 'base64url');
   // One spelling only, the one issued: Node's decoder also takes base64's `+`, `/` and `=`, and
   // ignores the spare bits of the last character, so several strings decode to one signature.
   // A token that is not the canonical base64url of its own bytes was not issued here.
-  if (given.toString('base64url') !== signature) throw invalidSignature();
+  if (given.toString('base64url') !== signature) return 'invalid';
   const expected = mac(key, body);
   // Constant time: how much of a forged signature matched must not show in the answer's timing.
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalidSignature();
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
   let payload: Payload;
   try {
     payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Payload;
   } catch {
-    throw invalidSignature();
+    return 'invalid';
   }
-  if (payload.u !== objectKey || typeof payload.e !== 'number') throw invalidSignature();
-  if (payload.e * 1000 <= now.getTime()) throw expiredSignature();
+  if (payload.u !== objectKey || typeof payload.e !== 'number') return 'invalid';
+  return payload.e * 1000 <= now.getTime() ? 'expired' : 'valid';
 }
 
 export type SignedUrlDeps = {

@@ -1,21 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { validationError } from '../platform/errors.ts';
 import {
-  type FetchedMedia,
-  fetchMedia,
+  type MediaDownload,
   MediaFetchError,
   type MediaFetchOptions,
+  openMedia,
 } from '../platform/media-fetch.ts';
 import { MAX_MEDIA_BYTES } from '../platform/media-type.ts';
 import type { ObjectStore } from '../platform/storage/object-store.ts';
-import { SOCIAL_MEDIA_BUCKET } from './bucket.ts';
+import { SOCIAL_MEDIA_BUCKET } from './media-bucket.ts';
 import { ownObjectPath, readOwnObject } from './own-object.ts';
 
 // A post's media_urls, downloaded (media-fetch.ts) into the organization's folder of the
 // social-media bucket: everything or nothing. One refused or failed URL cancels the downloads still
 // running, removes the files already stored and fails with a validation_error naming the URL and
-// why, so the write that asked for them can fail whole. The downloads run side by side, at most
-// `concurrency` at once (each holds its file in memory, a video up to 1 GB), under one deadline
+// why, so the write that asked for them can fail whole. Each file streams from its URL into the
+// store (a video of 1 GB costs the process a few buffers, not 1 GB; on S3 about three 8 MiB parts,
+// src/platform/storage/s3-store.ts). They run side by side, at most `concurrency` at once, under one deadline
 // for all of them (`options.timeoutMs`): ten slow URLs cost one deadline, not ten. The caller
 // inserts the rows (social_post_media) and, should that fail, calls discardMedia with what this
 // returned.
@@ -29,7 +30,7 @@ export type ImportedMedia = {
   /** The store's key: `social-media/<path>`. */
   key: string;
   mimeType: string;
-  kind: FetchedMedia['kind'];
+  kind: MediaDownload['kind'];
   size: number;
   width?: number;
   height?: number;
@@ -39,7 +40,7 @@ export type MediaImportDeps = {
   storage: ObjectStore;
   /** The service's own address: object URLs on it are read from the store (own-object.ts). */
   publicUrl?: string;
-  fetch?: typeof fetchMedia;
+  open?: typeof openMedia;
   /** `timeoutMs` is the deadline of the whole import. */
   options: Omit<MediaFetchOptions, 'maxBytes' | 'signal'> & { maxBytes?: number };
   /** Downloads at once (MEDIA_FETCH_CONCURRENCY); 1 by default. */
@@ -106,12 +107,22 @@ async function importOne(
   const own = ownObjectPath(url, deps.publicUrl);
   const media = own
     ? await readOwnObject(deps.storage, organizationId, url, own)
-    : await (deps.fetch ?? fetchMedia)(url, { maxBytes: MAX_MEDIA_BYTES, ...deps.options, signal });
-  // A file read after the import was given up is not stored: the failure's answer is on its way.
-  if (signal.aborted) throw new MediaFetchError(url, 'cancelled');
+    : await (deps.open ?? openMedia)(url, { maxBytes: MAX_MEDIA_BYTES, ...deps.options, signal });
+  // A file opened after the import was given up is not stored: the failure's answer is on its way.
+  const stop = () => media.stream.destroy(new MediaFetchError(url, 'cancelled'));
+  if (signal.aborted) stop();
+  signal.addEventListener('abort', stop, { once: true });
   const path = `${organizationId}/posts/${randomUUID()}.${EXTENSIONS[media.mimeType] ?? 'bin'}`;
   const key = `${SOCIAL_MEDIA_BUCKET}/${path}`;
-  await deps.storage.put(key, media.bytes, media.mimeType);
+  try {
+    // The store keeps nothing of a stream that fails (too large, cut off, cancelled).
+    await deps.storage.put(key, media.stream, media.mimeType);
+  } catch (err) {
+    throw media.failure() ?? err;
+  } finally {
+    signal.removeEventListener('abort', stop);
+  }
+  const { size, width, height } = media.measured();
   return {
     position,
     sourceUrl: url,
@@ -119,8 +130,8 @@ async function importOne(
     key,
     mimeType: media.mimeType,
     kind: media.kind,
-    size: media.bytes.length,
-    ...(media.width !== undefined ? { width: media.width, height: media.height } : {}),
+    size,
+    ...(width !== undefined && height !== undefined ? { width, height } : {}),
   };
 }
 
