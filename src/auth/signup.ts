@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { createOrganization } from '../domain/organizations.ts';
+import { CountryInput } from '../domain/phone.ts';
 import { addressKey } from '../platform/http/client-ip.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import { rateLimited } from '../platform/rate-limit.ts';
@@ -15,13 +16,16 @@ const route = createRoute({
   path: '/signup',
   summary: 'Create an account (confirmed at once) and sign in',
   description:
-    'With `data.organization_name`, also creates that organization on the free plan with the new user as its owner.',
+    'With `data.organization_name`, also creates that organization on the free plan with the new user as its owner; `data.organization_country` (ISO 3166-1 alpha-2) reads its phone numbers typed in national form.',
   request: jsonBody(
     z.object({
       email: Email,
       password: Password,
       data: z
-        .object({ organization_name: z.string().trim().min(1).max(200).optional() })
+        .object({
+          organization_name: z.string().trim().min(1).max(200).optional(),
+          organization_country: CountryInput.optional(),
+        })
         .catchall(z.unknown())
         .refine(fitsInToken, `must be at most ${MAX_METADATA_BYTES} bytes as JSON`)
         .default({}),
@@ -38,12 +42,12 @@ export function signupRoutes(s: Services) {
     if (!limit.allowed) throw rateLimited(limit.retryAfterSeconds, 'sign-ups from this address');
     assertLongEnough(body.password);
     const passwordHash = await s.passwords.hash(body.password);
-    const { organization_name: orgName, ...userMetadata } = body.data;
+    const { organization_name: orgName, organization_country: country, ...userMetadata } = body.data;
     try {
       const session = await s.db.transaction(async (tx) => {
         const userId = await insertUser(tx, { email: body.email, passwordHash, userMetadata });
         if (orgName) {
-          const org = await createOrganization(tx, { name: orgName, ownerUserId: userId });
+          const org = await createOrganization(tx, { name: orgName, country, ownerUserId: userId });
           await setCurrentOrganization(tx, userId, org.id);
         }
         const user = await findUserById(tx, userId);

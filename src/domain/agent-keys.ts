@@ -122,7 +122,7 @@ export function keyExpiry(requested: string | undefined, now = Date.now()): Date
   if (Number.isNaN(at.getTime()) || at.getTime() <= now || at.getTime() > now + MAX_KEY_DAYS * DAY_MS) {
     throw invalidField(
       'expires_at',
-      `must be an ISO 8601 time in the future, at most ${MAX_KEY_DAYS} days away`,
+      `Choose an expiry date in the future, at most ${MAX_KEY_DAYS} days from today`,
     );
   }
   return at;

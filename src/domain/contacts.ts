@@ -5,7 +5,7 @@ import { alreadyExists, invalidField, notFound } from '../platform/errors.ts';
 import type { Deps, Source } from './deps.ts';
 import { CONTACT_FIELDS, ContactChanges, NewContact, parseInput } from './inputs.ts';
 import { likeEscape, listPage } from './pagination.ts';
-import { normalizePhone } from './phone.ts';
+import { phoneOfOrganization } from './phone.ts';
 import { type ContactRecord, ContactSummary, type RecentOrder } from './records.ts';
 import { searchCandidates } from './search-candidates.ts';
 
@@ -101,9 +101,11 @@ export async function getContact(deps: Pick<Deps, 'db'>, principal: Principal, c
   return { contact: row.r, recent_orders: row.recent };
 }
 
-function prepare(fields: ContactFields): ContactFields {
+/** The fields as stored: a phone in E.164 (a national one read with the organization's country). */
+async function prepare(tx: Queryable, fields: ContactFields): Promise<ContactFields> {
   const out: ContactFields = { ...fields };
-  if (typeof out.phone === 'string') out.phone = out.phone.trim() ? normalizePhone(out.phone) : null;
+  if (typeof out.phone === 'string')
+    out.phone = out.phone.trim() ? await phoneOfOrganization(tx, out.phone) : null;
   if (typeof out.email === 'string') out.email = out.email.trim().toLowerCase() || null;
   if (out.tags) out.tags = normalizeTags(out.tags);
   return out;
@@ -111,7 +113,7 @@ function prepare(fields: ContactFields): ContactFields {
 
 /** Inserts a contact inside the caller's transaction (also used when an order names a new customer). */
 export async function insertContact(tx: Queryable, input: ContactFields, source: Source) {
-  const fields = prepare(input);
+  const fields = await prepare(tx, input);
   if (fields.email) await refuseTakenEmail(tx, fields.email);
   const p = new Params();
   const cols = FIELDS.filter((k) => fields[k] !== undefined);
@@ -142,24 +144,24 @@ export async function updateContact(
   input: z.input<typeof ContactChanges>,
 ) {
   const changes = parseInput(ContactChanges, input);
-  const fields = prepare(changes);
-  const p = new Params();
-  const id = p.add(contactId);
-  const sets: string[] = [];
-  for (const k of FIELDS) {
-    if (fields[k] === undefined || k === 'tags') continue;
-    sets.push(`${k} = ${p.add(bindable(k, fields[k]))}`);
-  }
-  if (fields.tags || changes.add_tags || changes.remove_tags) {
-    const replace = p.add(fields.tags ?? null);
-    const add = p.add(normalizeTags(changes.add_tags ?? []));
-    const remove = p.add(normalizeTags(changes.remove_tags ?? []));
-    // Replace (tags), then add and remove; order kept, duplicates dropped.
-    sets.push(`tags = array(select t from unnest(coalesce(${replace}::text[], tags) || ${add}::text[])
-      with ordinality u(t, i) where not t = any (${remove}::text[]) group by t order by min(i))`);
-  }
-  if (!sets.length) throw invalidField('', 'Give at least one field to change');
   return deps.db.asPrincipal(principal, async (tx) => {
+    const fields = await prepare(tx, changes);
+    const p = new Params();
+    const id = p.add(contactId);
+    const sets: string[] = [];
+    for (const k of FIELDS) {
+      if (fields[k] === undefined || k === 'tags') continue;
+      sets.push(`${k} = ${p.add(bindable(k, fields[k]))}`);
+    }
+    if (fields.tags || changes.add_tags || changes.remove_tags) {
+      const replace = p.add(fields.tags ?? null);
+      const add = p.add(normalizeTags(changes.add_tags ?? []));
+      const remove = p.add(normalizeTags(changes.remove_tags ?? []));
+      // Replace (tags), then add and remove; order kept, duplicates dropped.
+      sets.push(`tags = array(select t from unnest(coalesce(${replace}::text[], tags) || ${add}::text[])
+      with ordinality u(t, i) where not t = any (${remove}::text[]) group by t order by min(i))`);
+    }
+    if (!sets.length) throw invalidField('', 'Give at least one field to change');
     if (fields.email) await refuseTakenEmail(tx, fields.email, contactId);
     const [row] = await tx.query<{ r: ContactRecord }>(
       `update public.contacts set ${sets.join(', ')} where id = ${id} returning to_jsonb(contacts.*) as r`,

@@ -69,21 +69,35 @@ export const OrderLine = z.strictObject({
   unit_price: Price.optional(),
 });
 
-export const NewOrder = z.strictObject({
-  address: z.string().trim().min(1).max(O.shipping_address).describe('Delivery address'),
-  phone_number: PhoneInput.min(1).describe('Courier contact, with country code'),
-  items: z.array(OrderLine).min(1).max(MAX_ORDER_LINES),
-  contact_id: z.guid().optional(),
-  customer_name: z.string().trim().max(O.customer_name).optional(),
-  customer_email: z.email().max(O.customer_email).optional(),
-  customer_phone: PhoneInput.optional(),
-  notes: z.string().max(O.notes).optional(),
-  currency: z
-    .string()
-    .regex(/^[A-Za-z]{3}$/)
-    .optional()
-    .describe('ISO 4217, default USD'),
-});
+export const FULFILLMENTS = ['delivery', 'pickup'] as const;
+const DELIVERY_NEEDS = {
+  address: 'Enter the delivery address, or make the order a pickup',
+  phone_number: 'Enter the delivery phone number, or make the order a pickup',
+};
+
+export const NewOrder = z
+  .strictObject({
+    fulfillment: z.enum(FULFILLMENTS).optional(),
+    address: z.string().trim().max(O.shipping_address).optional(),
+    phone_number: PhoneInput.optional(),
+    items: z.array(OrderLine).min(1).max(MAX_ORDER_LINES),
+    contact_id: z.guid().optional(),
+    customer_name: z.string().trim().max(O.customer_name).optional(),
+    customer_email: z.email().max(O.customer_email).optional(),
+    customer_phone: PhoneInput.optional(),
+    notes: z.string().max(O.notes).optional(),
+    currency: z
+      .string()
+      .regex(/^[A-Za-z]{3}$/)
+      .optional()
+      .describe('ISO 4217, default USD'),
+  })
+  // A delivery (the default) needs where and whom to deliver to; a pickup needs neither.
+  .superRefine((o, ctx) => {
+    if (o.fulfillment === 'pickup') return;
+    for (const field of ['address', 'phone_number'] as const)
+      if (!o[field]?.trim()) ctx.addIssue({ code: 'custom', path: [field], message: DELIVERY_NEEDS[field] });
+  });
 
 export const OrderStatusChange = z.strictObject({
   order_id: z.guid(),

@@ -5,7 +5,7 @@ import { insertContact } from './contacts.ts';
 import type { Deps, Source } from './deps.ts';
 import { NewOrder, type NewOrderInput, type OrderLineInput, parseInput } from './inputs.ts';
 import { readOrder } from './orders.ts';
-import { normalizePhone } from './phone.ts';
+import { phoneOfOrganization } from './phone.ts';
 
 type CreateOrderInput = z.output<typeof NewOrder>;
 
@@ -175,9 +175,16 @@ export async function createOrder(
   source: Source,
 ) {
   const input = parseInput(NewOrder, raw);
-  const shippingPhone = normalizePhone(input.phone_number, 'phone_number');
-  const customerPhone = input.customer_phone ? normalizePhone(input.customer_phone, 'customer_phone') : null;
   return deps.db.asPrincipal(principal, async (tx) => {
+    // A pickup has no shipping address or courier phone (inputs.ts: a delivery needs both).
+    const delivery = input.fulfillment !== 'pickup';
+    const shippingPhone =
+      delivery && input.phone_number
+        ? await phoneOfOrganization(tx, input.phone_number, 'phone_number')
+        : null;
+    const customerPhone = input.customer_phone
+      ? await phoneOfOrganization(tx, input.customer_phone, 'customer_phone')
+      : null;
     const warnings: OrderWarning[] = [];
     const currency = input.currency?.toUpperCase() ?? 'USD';
     let contactId: string | null = null;
@@ -194,18 +201,19 @@ export async function createOrder(
     }
     const [order] = await tx.query<{ id: string }>(
       `insert into public.orders (contact_id, currency, shipping_address, shipping_phone_number,
-         customer_name, customer_email, customer_phone, notes, source)
-       values ($1, $2, $3, $4, $5, lower($6), $7, $8, $9) returning id`,
+         customer_name, customer_email, customer_phone, notes, source, fulfillment)
+       values ($1, $2, $3, $4, $5, lower($6), $7, $8, $9, $10) returning id`,
       [
         contactId,
         currency,
-        input.address.trim(),
+        delivery ? input.address?.trim() || null : null,
         shippingPhone,
         input.customer_name?.trim() || null,
         input.customer_email?.trim() || null,
         customerPhone,
         input.notes ?? null,
         source,
+        delivery ? 'delivery' : 'pickup',
       ],
     );
     const orderId = (order as { id: string }).id;

@@ -2,19 +2,29 @@ import type { Principal, Queryable } from '../platform/db/database.ts';
 import { forbidden, noOrganization, notFound, unknownPlan } from '../platform/errors.ts';
 import type { Deps } from './deps.ts';
 
-export type Organization = { id: string; name: string; plan: string; created_at: Date; updated_at: Date };
+export type Organization = {
+  id: string;
+  name: string;
+  plan: string;
+  country: string | null;
+  created_at: Date;
+  updated_at: Date;
+};
 export type OrgRole = 'owner' | 'admin' | 'member';
 
-const ORG_COLUMNS = 'id, name, plan, created_at, updated_at';
+const ORG_COLUMNS = 'id, name, plan, country, created_at, updated_at';
 
 /**
  * A new organization on the free plan with `ownerUserId` as its owner. Runs with owner privileges
  * inside the caller's transaction: nobody can insert organizations through row-level security.
  */
-export async function createOrganization(tx: Queryable, input: { name: string; ownerUserId: string }) {
+export async function createOrganization(
+  tx: Queryable,
+  input: { name: string; ownerUserId: string; country?: string | null },
+) {
   const [org] = await tx.query<Organization>(
-    `insert into public.organizations (name, created_by) values ($1, $2) returning ${ORG_COLUMNS}`,
-    [input.name.trim(), input.ownerUserId],
+    `insert into public.organizations (name, created_by, country) values ($1, $2, $3) returning ${ORG_COLUMNS}`,
+    [input.name.trim(), input.ownerUserId, input.country ?? null],
   );
   const created = org as Organization;
   await tx.query(

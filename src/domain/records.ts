@@ -131,6 +131,7 @@ export const Order = z
     taxes_included: z.boolean().describe('Line prices include tax_total'),
     shipping_total: money('Shipping'),
     total: money('subtotal − discount_total + shipping_total + tax_total (unless taxes_included)'),
+    fulfillment: z.enum(['delivery', 'pickup']).describe('A pickup has no shipping address or phone'),
     shipping_address: text(),
     shipping_phone_number: text(),
     customer_name: text(),

@@ -275,7 +275,7 @@ async function sendingAccount(tx: Queryable, org: string, channel: MessagingChan
       ? notFound('connected account')
       : notConnected(
           channel,
-          `No ${PROVIDER_OF[channel]} account is connected: connect one at /functions/v1/connected-accounts`,
+          `No ${PROVIDER_OF[channel]} account is connected yet: an owner or admin connects one in Settings, Connected accounts`,
         );
   if (rows.length > 1)
     throw invalidField('account_id', `Several ${PROVIDER_OF[channel]} accounts are connected: name one`);
@@ -301,7 +301,11 @@ function refuseIfNeedsReconnect(account: SendingAccount) {
 }
 
 const notConnected = (channel: MessagingChannel, message: string) =>
-  new AppError(409, 'channel_not_connected', message, { channel, provider: PROVIDER_OF[channel] });
+  new AppError(409, 'channel_not_connected', message, {
+    channel,
+    provider: PROVIDER_OF[channel],
+    connect: '/functions/v1/connected-accounts',
+  });
 
 /**
  * A plan without outbound messages (free) is refused before anything else, naming the cheapest

@@ -2,7 +2,7 @@ import type { ShopifyLifecycle, ShopifyOrder } from '../channels/shopify-order.t
 import type { Queryable } from '../platform/db/database.ts';
 import { attempt, findOrCreateCustomer, linkItem, type OrderWarning } from './order-create.ts';
 import { type OrderStatus, pathTo } from './order-lifecycle.ts';
-import { e164 } from './phone.ts';
+import { e164, international, organizationCountry } from './phone.ts';
 
 // A Shopify order webhook applied to this service's orders (docs/webhooks.md "Shopify"), in the
 // worker's transaction on the service path, acting for the shop's organization. One order per
@@ -153,7 +153,10 @@ const ORDER_FIELDS = [
 /** The values of ORDER_FIELDS, in order; the customer found or created (a failure is a note). */
 async function orderValues(tx: Queryable, o: ShopifyOrder, notes: string[]): Promise<unknown[]> {
   const c = o.customer;
-  const phone = c.phone ? e164(c.phone) : null;
+  // A phone typed in national form on the shop is read with the organization's country.
+  const national = [c.phone, o.shipping_phone].some((p) => p && !international(p));
+  const country = national ? await organizationCountry(tx) : null;
+  const phone = c.phone ? e164(c.phone, country) : null;
   const linked = await attempt(tx, () => findOrCreateCustomer(tx, { ...c, phone }, 'shopify'));
   if ('failed' in linked) notes.push(`Customer not saved as a contact: ${linked.failed.message}`);
   const name = [c.first_name, c.last_name].filter(Boolean).join(' ') || null;
@@ -166,7 +169,7 @@ async function orderValues(tx: Queryable, o: ShopifyOrder, notes: string[]): Pro
     c.email?.toLowerCase().slice(0, 320) ?? null,
     phone,
     o.shipping_address,
-    o.shipping_phone ? e164(o.shipping_phone) : null,
+    o.shipping_phone ? e164(o.shipping_phone, country) : null,
     o.note,
     o.tax_total,
     o.shipping_total,

@@ -91,9 +91,10 @@ const notConfigured = (reason: 'no_connected_account' | 'module_unavailable') =>
     409,
     'social_not_configured',
     reason === 'no_connected_account'
-      ? 'No Facebook Page or Instagram account is connected: an owner or admin connects one at /functions/v1/connected-accounts'
+      ? 'No Facebook Page or Instagram account is connected yet: an owner or admin connects one in Settings, Connected accounts'
       : 'The social calendar is not available on this service: an operator runs the migrations (svc migrate)',
-    { reason },
+    // The way to connect, for programs: people read the message (the dashboard's words).
+    reason === 'no_connected_account' ? { reason, connect: '/functions/v1/connected-accounts' } : { reason },
   );
 
 type Account = {

@@ -18,6 +18,13 @@ const RESOURCES: [resource: string, period: Period][] = [
 ];
 export const WARNING_PERCENT = 80;
 
+/**
+ * What the service creates with every organization (its default warehouse): a warning is about
+ * what the organization itself adds, so a new organization is not told on its first day that it
+ * is near a limit because of the one warehouse it was given. Past this, the usual 80 % rule.
+ */
+const PROVIDED: Record<string, number> = { warehouses: 1 };
+
 type Counter = {
   used: number;
   limit: number | null;
@@ -87,7 +94,8 @@ export async function usageReport(deps: Pick<Deps, 'db' | 'plans' | 'apiCallsTod
       c.limit === null ||
       c.percent === null ||
       c.percent < WARNING_PERCENT ||
-      (c.limit === 0 && c.used === 0)
+      (c.limit === 0 && c.used === 0) ||
+      c.used <= (PROVIDED[r] ?? 0)
     )
       return [];
     const message = `${r.replaceAll('_', ' ')}: ${c.used} of ${c.limit} used (${c.percent}%)`;

@@ -7,6 +7,10 @@ export const OrganizationSchema = z
     id: z.uuid(),
     name: z.string(),
     plan: z.string(),
+    country: z
+      .string()
+      .nullable()
+      .openapi({ description: 'ISO 3166-1 alpha-2; national phone numbers are read as this country’s' }),
     created_at: z.string(),
     updated_at: z.string(),
   })

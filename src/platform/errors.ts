@@ -1,5 +1,6 @@
 import { HTTPException } from 'hono/http-exception';
 import { databaseUnavailable } from './db/unavailable.ts';
+import { checkSentence, requiredSentence, uniqueSentence } from './messages.ts';
 
 export type ErrorDetails = Record<string, unknown>;
 
@@ -18,10 +19,11 @@ export class AppError extends Error {
   }
 }
 
+/** One refused value is the message itself; several are counted, each told in `details.issues`. */
 export const validationError = (
   issues: { path: string; message: string }[],
-  message = 'The request is invalid',
-) => new AppError(400, 'validation_error', message, { issues });
+  message = issues.length === 1 ? (issues[0]?.message ?? '') : `${issues.length} values need correcting`,
+) => new AppError(400, 'validation_error', message || 'The request is invalid', { issues });
 
 /** zod's issues as the `details.issues` of a validation_error. */
 export const fromZodIssues = (issues: readonly { path: readonly PropertyKey[]; message: string }[]) =>
@@ -124,13 +126,21 @@ export function fromPgError(e: PgError): AppError {
   }
   switch (code) {
     case '23505': {
+      // The sentence names the field a person chose; `columns` keeps the whole key for machines.
       const columns = keyColumns(e.detail);
+      const sentence = uniqueSentence(e.constraint);
       const named = columns.length ? ` (${columns.join(', ')})` : '';
+      const message = sentence?.message ?? `A record with the same unique value${named} already exists`;
+      const column = sentence?.column ?? columns.filter((c) => c !== 'organization_id').at(-1);
       return new AppError(
         409,
         'duplicate',
-        `A record with the same unique value${named} already exists`,
-        { constraint: e.constraint, columns },
+        message,
+        {
+          constraint: e.constraint,
+          columns,
+          ...(column ? { column, issues: [{ path: column, message }] } : {}),
+        },
         {
           hint: columns.length
             ? `Use another value, or update that record (upsert with on_conflict=${columns.join(',')})`
@@ -147,21 +157,24 @@ export function fromPgError(e: PgError): AppError {
     case '23502': {
       const col = e.column ?? '';
       return invalid(
-        col ? `A value is required for "${col}" (it may not be null)` : 'A required value is missing',
+        col ? requiredSentence(col) : 'A required value is missing',
         col,
         col
           ? `Give "${col}" a value in every row, or leave it out where it has a default`
           : 'Give every required column a value',
-        { constraint: e.constraint },
+        { constraint: e.constraint, ...(col ? { column: col } : {}) },
       );
     }
-    case '23514':
+    case '23514': {
+      const sentence = checkSentence(e.constraint);
+      const column = sentence?.column ?? e.column ?? '';
       return invalid(
-        `A value breaks the rule "${e.constraint ?? 'check'}"`,
-        e.column ?? '',
+        sentence?.message ?? `A value breaks the rule "${e.constraint ?? 'check'}"`,
+        column,
         'Change the value so it meets the rule',
-        { constraint: e.constraint },
+        { constraint: e.constraint, ...(column ? { column } : {}) },
       );
+    }
     // PostgreSQL's message for these names the type and quotes the value the request sent.
     case '22P02':
     case '22007':

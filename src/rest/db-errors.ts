@@ -7,6 +7,7 @@ import {
   toAppError,
   typeHint,
 } from '../platform/errors.ts';
+import { checkSentence, fieldLabel } from '../platform/messages.ts';
 import { noUniqueKey } from './errors.ts';
 import type { Filter } from './parse.ts';
 import type { Relation } from './schema-cache.ts';
@@ -77,10 +78,14 @@ export function explainDbError(err: unknown, rel: Relation, supplied: Supplied):
   if (pg?.code === '23514') {
     const check = rel.checks.find((k) => k.name === pg.constraint);
     if (!check) return err;
-    const column = check.columns.length === 1 ? (check.columns[0] as string) : '';
-    const subject = column ? `The value of "${column}"` : `The row of "${rel.name}"`;
-    const message = `${subject} breaks the rule ${check.name}: ${check.definition}`;
-    return withIssue(toAppError(err), pg, column, message, 'Change the value so it meets the rule');
+    // The sentence for people from the catalogue (platform/messages.ts); the rule itself, for
+    // developers, in the hint.
+    const sentence = checkSentence(check.name);
+    const column = sentence?.column ?? (check.columns.length === 1 ? (check.columns[0] as string) : '');
+    const message =
+      sentence?.message ??
+      `${column ? `The ${fieldLabel(column)}` : `This ${rel.name.replace(/_/g, ' ')} row`} is not allowed (rule ${check.name})`;
+    return withIssue(toAppError(err), pg, column, message, `The rule: ${check.definition}`);
   }
   if (pg?.code === '23505' && !keyColumns(pg.detail).length) {
     // Under row-level security PostgreSQL leaves the key out of DETAIL: the catalog knows it.

@@ -1,4 +1,5 @@
 import { requireScope } from '../domain/agent-keys.ts';
+import { withStoredPhones } from '../domain/phone.ts';
 import { meterBulk } from '../platform/http/meter.ts';
 import type { Services } from '../services.ts';
 import { assertUniqueKey, explainDbError, fromFilters, fromRows, type Supplied } from './db-errors.ts';
@@ -26,6 +27,17 @@ function returning(s: Services, rel: Relation, req: ApiRequest): Returning {
   const mode = req.prefer.return;
   return { mode, shape: mode === 'representation' ? returningPlan(s.schema, rel, req.query) : null };
 }
+
+/** The caller's organization's country, which reads phone numbers typed in national form. */
+const countryOf = (s: Services, req: ApiRequest) => async () => {
+  const [row] = await s.db.queryAs<{ country: string | null }>(
+    req.principal,
+    'select country from public.organizations where id = app.current_org_id()',
+    [],
+    { readOnly: true },
+  );
+  return row?.country ?? null;
+};
 
 const keysOf = (r: Row) => Object.keys(r).sort().join(',');
 
@@ -80,10 +92,11 @@ export async function insert(
   await requireScope(s, req.principal, 'write');
   const rel = relationOf(s.schema, req.table);
   const body = await readBody();
-  const rows = (Array.isArray(body) ? body : [body]) as Row[];
-  if (rows.length === 0 || rows.some((r) => typeof r !== 'object' || r === null || Array.isArray(r))) {
+  const sent = (Array.isArray(body) ? body : [body]) as Row[];
+  if (sent.length === 0 || sent.some((r) => typeof r !== 'object' || r === null || Array.isArray(r))) {
     throw badBody('Send a JSON object or a non-empty array of objects');
   }
+  const rows = await withStoredPhones(rel.name, sent, countryOf(s, req));
   // As PostgREST: without ?columns every object must carry the same keys, or some would be lost.
   if (!req.columns && rows.some((r) => keysOf(r) !== keysOf(rows[0] as Row))) {
     throw badBody('All object keys must match: give every row the same keys, or list them in ?columns=');
@@ -136,8 +149,9 @@ export async function update(
     throw badBody('Send the changes as one JSON object');
   const columns = columnsOf(rel, Object.keys(body));
   if (columns.length === 0) throw badBody('Nothing to change');
-  const sql = updateSql({ rel, filters, columns, body: body as Row, returning: returning(s, rel, req) });
-  return run(s, req, rel, sql, false, () => fromFilters(filters, fromRows([body as Row])));
+  const [changes] = await withStoredPhones(rel.name, [body as Row], countryOf(s, req));
+  const sql = updateSql({ rel, filters, columns, body: changes as Row, returning: returning(s, rel, req) });
+  return run(s, req, rel, sql, false, () => fromFilters(filters, fromRows([changes as Row])));
 }
 
 export async function remove(s: Services, req: ApiRequest): Promise<RestResponse> {

@@ -30,9 +30,13 @@ export type TestPage = Page & {
 export async function openPage(
   browser: Browser,
   viewport = DESKTOP,
-  { expectedStatuses = [] as number[], timezoneId = undefined as string | undefined } = {},
+  {
+    expectedStatuses = [] as number[],
+    timezoneId = undefined as string | undefined,
+    locale = undefined as string | undefined,
+  } = {},
 ): Promise<{ context: BrowserContext; page: TestPage }> {
-  const context = await browser.newContext({ viewport, timezoneId });
+  const context = await browser.newContext({ viewport, timezoneId, locale });
   const page = (await context.newPage()) as TestPage;
   page.problems = [];
   const failed = new Set<string>();

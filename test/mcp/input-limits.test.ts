@@ -50,7 +50,7 @@ describe('an order line past a limit', () => {
     const r = await rest('POST', 'order_items', { order_id: orderId, name: 'Mug', quantity: 1, ...line });
     expect(r.status).toBe(400);
     expect(r.json).toMatchObject({ code: '23514', details: { column } });
-    expect(r.json.message).toContain(`"${column}"`);
+    expect(r.json.message).toContain(column);
   });
 
   it.each(cases)('%s is refused by svc_create_order, naming the field', async (_, line, column) => {

@@ -78,8 +78,10 @@ describe('svc://schema/*', () => {
     expect(orders.terminal_statuses).toEqual(['cancelled', 'returned']);
     expect(orders.record.properties.status.enum).toEqual(Object.keys(ORDER_TRANSITIONS));
     expect(orders.record.properties.items.items.properties.auto_created.type).toBe('boolean');
-    expect(orders.create_input.required).toEqual(
-      expect.arrayContaining(['address', 'phone_number', 'items']),
+    // A delivery needs address and phone_number, a pickup neither: only items is always required.
+    expect(orders.create_input.required).toEqual(['items']);
+    expect(Object.keys(orders.create_input.properties)).toEqual(
+      expect.arrayContaining(['fulfillment', 'address', 'phone_number', 'items']),
     );
     expect(orders.stock_effects.confirmed).toMatch(/reserve/);
 

@@ -397,9 +397,11 @@ describe('plans and configuration', () => {
     expect(unconfigured.status).toBe(409);
     expect(unconfigured.json).toMatchObject({
       error: 'social_not_configured',
-      details: { reason: 'no_connected_account' },
+      details: { reason: 'no_connected_account', connect: '/functions/v1/connected-accounts' },
     });
-    expect(unconfigured.json.message).toMatch(/connected-accounts/);
+    // People read where to connect in the dashboard's words; programs read the path in details.
+    expect(unconfigured.json.message).toMatch(/Settings, Connected accounts/);
+    expect(unconfigured.json.message).not.toMatch(/functions\/v1/);
   });
 
   it('another organization’s post is not found', async () => {

@@ -3,15 +3,17 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import {
   DESKTOP,
   describeBrowser,
+  eventually,
   expectCleanPage,
   goTo,
+  inOrganization,
   openPage,
   PHONE,
   shows,
   signUpInDashboard,
   startDashboard,
 } from '../helpers/browser.ts';
-import type { TestService } from '../helpers/service.ts';
+import { type TestService, uniqueEmail } from '../helpers/service.ts';
 
 let svc: TestService;
 let browser: Browser;
@@ -91,9 +93,53 @@ describeBrowser('contacts in the dashboard', () => {
     await page.getByLabel('First name').fill('Grace');
     await page.getByLabel('Phone').fill('0044 not a phone');
     await page.getByRole('button', { name: 'Add contact' }).click();
-    await shows(page.getByRole('alert').filter({ hasText: /phone/i }));
+    await shows(page.getByRole('alert').filter({ hasText: 'Enter the phone number with its country code' }));
+    expect(await page.getByRole('alert').textContent()).not.toMatch(/CHECK|contacts_phone_check/);
     expect(await page.getByLabel('First name').inputValue()).toBe('Grace');
     expect(await page.getByLabel('Phone').inputValue()).toBe('0044 not a phone');
+    await expectCleanPage(page);
+    await context.close();
+  });
+
+  test('a phone typed as people say it is kept in E.164, read with the country the organization chose', async () => {
+    const { context, page } = await openPage(browser, DESKTOP, { locale: 'en-GB' });
+    await page.goto(`${svc.url}/app/sign-up`);
+    await page.getByLabel('Email').fill(uniqueEmail('web'));
+    await page.getByLabel('Password').fill('password-8');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByLabel('Organization name').fill('London corner shop');
+    // The browser's locale (en-GB) chose the country; a person can change it.
+    expect(await page.getByLabel('Country').inputValue()).toBe('GB');
+    await page.getByRole('button', { name: 'Create organization' }).click();
+    await inOrganization(page, 'London corner shop');
+    await goTo(page, 'Contacts');
+    await page.getByRole('button', { name: 'New contact' }).click();
+    await page.getByLabel('First name').fill('Ada');
+    await page.getByLabel('Phone').fill('020 7123 4567');
+    await page.getByRole('button', { name: 'Add contact' }).click();
+    await shows(page.getByRole('heading', { name: 'Ada' }));
+    expect(await page.getByLabel('Phone').inputValue()).toBe('+442071234567');
+    await expectCleanPage(page);
+    await context.close();
+  });
+
+  test('an owner changes the organization’s country in the settings, and national numbers follow it', async () => {
+    const { context, page } = await openPage(browser, DESKTOP);
+    await signUpInDashboard(svc, page, 'Moving shop');
+    await goTo(page, 'Members');
+    const country = page.getByLabel('Organization’s country');
+    // The browser's locale (en-US here) chose it at creation.
+    await eventually(() => country.inputValue()).toBe('US');
+    await country.selectOption('DE');
+    await page.getByRole('button', { name: 'Save country' }).click();
+    await shows(page.getByRole('status').filter({ hasText: 'Saved.' }));
+    await goTo(page, 'Contacts');
+    await page.getByRole('button', { name: 'New contact' }).click();
+    await page.getByLabel('First name').fill('Jonas');
+    await page.getByLabel('Phone').fill('0151 12345678');
+    await page.getByRole('button', { name: 'Add contact' }).click();
+    await shows(page.getByRole('heading', { name: 'Jonas' }));
+    expect(await page.getByLabel('Phone').inputValue()).toBe('+4915112345678');
     await expectCleanPage(page);
     await context.close();
   });

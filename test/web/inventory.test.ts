@@ -152,7 +152,7 @@ describeBrowser('inventory in the dashboard', () => {
     await page.getByLabel('SKU', { exact: true }).fill('DESK-1');
     await page.getByLabel('Name', { exact: true }).fill('Reading lamp');
     await page.getByRole('button', { name: 'Save changes' }).click();
-    await shows(page.getByRole('alert').filter({ hasText: /same unique value .*sku.* already exists/ }));
+    await shows(page.getByRole('alert').filter({ hasText: 'Another item already has this SKU' }));
     expect(await page.getByLabel('SKU', { exact: true }).inputValue()).toBe('DESK-1');
     expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('Reading lamp');
     await expectCleanPage(page);

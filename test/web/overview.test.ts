@@ -9,6 +9,7 @@ import {
   PHONE,
   shows,
   signInToDashboard,
+  signUpInDashboard,
   startDashboard,
 } from '../helpers/browser.ts';
 import { call, inviteAndAccept, orgOf, signUp } from '../helpers/http.ts';
@@ -50,10 +51,11 @@ describeBrowser('the overview', () => {
       await shows(page.getByRole('heading', { name: 'Overview' }));
       // agent-usage's own words: the warning and the upgrade guidance.
       await shows(page.getByText('contacts: 40 of 50 used (80%)'));
-      // A new organization's default warehouse is the free plan's one.
-      await shows(
-        page.getByText(/Near or at the Free plan's limits for contacts, warehouses; Starter raises them/),
-      );
+      // Guidance in the owner's words: no "A person must upgrade the plan" for the person who can.
+      await shows(page.getByText('The Starter plan raises the limits for contacts.'));
+      expect(await page.getByText(/A person must upgrade|recommended plan/).count()).toBe(0);
+      // The default warehouse the service created is the free plan's one: no warning for it.
+      expect(await page.getByText(/warehouses: 1 of 1/).count()).toBe(0);
       await shows(page.getByRole('meter', { name: 'Contacts' }));
       expect(await page.getByRole('meter', { name: 'Contacts' }).getAttribute('value')).toBe('40');
       await eventually(() => page.getByRole('region', { name: 'Orders today' }).textContent()).toContain('1');
@@ -111,5 +113,18 @@ describeBrowser('the overview', () => {
     expect(await asMember.page.getByRole('meter').count()).toBe(0);
     await expectCleanPage(asMember.page);
     await asMember.context.close();
+  });
+
+  test('a new organization is not told on day one that it is near the plan’s limits', async () => {
+    const { context, page } = await openPage(browser, DESKTOP);
+    await signUpInDashboard(svc, page, 'Day one shop');
+    await shows(page.getByRole('meter', { name: 'Warehouses' }));
+    expect(await page.getByText('Near the plan’s limits').count()).toBe(0);
+    expect(await page.locator('.meter.near').count()).toBe(0);
+    // What the next plan adds is said to the owner, in their words.
+    await shows(page.getByText(/On the Free plan AI agents can read your records but not change them/));
+    expect(await page.getByText(/A person must/).count()).toBe(0);
+    await expectCleanPage(page);
+    await context.close();
   });
 });

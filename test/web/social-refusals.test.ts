@@ -19,7 +19,8 @@ import {
   signInToDashboard,
   signUpInDashboard,
 } from '../helpers/browser.ts';
-import { call } from '../helpers/http.ts';
+import { call, signUp } from '../helpers/http.ts';
+import { setPlan } from '../helpers/mcp.ts';
 import { type SocialWorld, socialWorld } from '../helpers/social.ts';
 import { loadedWidth, localSlot, openPageInZone, realPng } from './social-helpers.ts';
 
@@ -129,8 +130,30 @@ describeBrowser('the social calendar refuses', () => {
     const { context, page } = await openPageInZone(browser, PHONE, { expectedStatuses: [403] });
     await signUpInDashboard(w.svc, page, 'Free bakery');
     await goTo(page, 'Social calendar');
-    await shows(page.getByRole('alert').filter({ hasText: /starter plan/ }));
+    await shows(page.getByText('The social calendar comes with the paid plans, from Starter up.'));
+    // Said to the owner, who can act: no "A person can upgrade the plan".
+    expect(await page.getByText(/A person can/).count()).toBe(0);
+    await shows(page.getByRole('link', { name: 'See the plans' }));
     expect(await page.getByRole('heading', { name: 'Drafts' }).count()).toBe(0);
+    await expectCleanPage(page);
+    await context.close();
+  });
+
+  test('without a connected account the calendar is still shown, with one clear way to connect', async () => {
+    const { context, page } = await openPageInZone(browser, DESKTOP, { expectedStatuses: [409] });
+    const owner = await signUp(w.svc, 'Unconnected bakery');
+    await setPlan(w.svc, owner, 'starter');
+    await signInToDashboard(w.svc, page, owner.user.email);
+    await goTo(page, 'Social calendar');
+    await shows(page.getByText('Connect a Facebook Page or an Instagram account to schedule posts'));
+    // The calendar itself, not an error in its place; no API path for a person to read.
+    await shows(page.getByText('Nothing is scheduled or published in this month.'));
+    expect(await page.getByText(/functions\/v1|connected-accounts/).count()).toBe(0);
+    expect(await page.getByRole('alert').count()).toBe(0);
+    // One way to connect: the link, and no "New post" that could only fail.
+    expect(await page.getByRole('link', { name: 'New post' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Connect an account' }).click();
+    await shows(page.getByRole('heading', { name: 'Connected accounts' }));
     await expectCleanPage(page);
     await context.close();
   });

@@ -73,6 +73,9 @@ beforeAll(async () => {
     WEBHOOK_RETRY_ATTEMPTS: '3',
   });
   owner = await signUp(svc, 'Inbound shop');
+  // A WhatsApp id is an international number: the organization's country (GB) must not read it
+  // as a national one (src/domain/phone.ts).
+  await svc.services.db.query("update organizations set country = 'GB' where id = $1", [orgOf(owner)]);
   await setPlan(svc, owner, 'starter');
   whatsapp = await connect(owner, 'whatsapp', PHONE_ID);
   page = await connect(owner, 'facebook', PAGE_ID);

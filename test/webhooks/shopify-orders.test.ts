@@ -325,3 +325,14 @@ describe('plan ceilings', () => {
     );
   });
 });
+
+describe('phone numbers', () => {
+  it('a phone the shop holds in national form is stored in E.164, read with the organization’s country', async () => {
+    await svc.services.db.query("update organizations set country = 'US' where id = $1", [org]);
+    const id = orderId();
+    await deliverAndProcess({ id, name: '#1043', email: 'national@example.test', phone: '(207) 555-0199' });
+    const [order] = await restOrder(id);
+    expect(order).toMatchObject({ customer_phone: '+12075550199', shipping_phone_number: '+12075550199' });
+    await svc.services.db.query('update organizations set country = null where id = $1', [org]);
+  });
+});

@@ -77,7 +77,7 @@ export const createOrderTool = defineTool({
   name: 'svc_create_order',
   title: 'Create an order',
   description:
-    'Record a customer order. The service numbers it, computes totals, links lines to inventory (else new draft items) and the customer to a contact (contact_id, else matched by email/phone, else created). Returns {order_number, order, warnings}.',
+    'Record a customer order; delivery (default) needs address and phone_number. Numbers it, computes totals, links lines to inventory (else new draft items) and the customer to a contact (contact_id, email or phone, else new). Returns {order_number, order, warnings}.',
   scope: 'write',
   input: NewOrder,
   output: z.object({

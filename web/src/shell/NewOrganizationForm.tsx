@@ -1,9 +1,12 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { invoke } from '../lib/api';
+import { browserCountry, countries } from '../lib/countries';
 import { useSession } from '../lib/session';
 import { ErrorNote } from '../ui/ErrorNote';
-import { Field } from '../ui/Field';
+import { Field, Select } from '../ui/Field';
+
+type Form = { name: string; country: string };
 
 /** A new organization, then a switch into it (organization-create does not switch by itself). */
 export function NewOrganizationForm({
@@ -17,11 +20,14 @@ export function NewOrganizationForm({
 }) {
   const { switchOrganization } = useSession();
   const queries = useQueryClient();
-  const { register, handleSubmit } = useForm<{ name: string }>({ defaultValues: { name: '' } });
+  // The country reads phone numbers typed without their country code; the browser's is a guess.
+  const { register, handleSubmit } = useForm<Form>({
+    defaultValues: { name: '', country: browserCountry() },
+  });
   const create = useMutation({
-    mutationFn: async ({ name }: { name: string }) => {
+    mutationFn: async ({ name, country }: Form) => {
       const created = await invoke<{ organization: { id: string } }>('organization-create', {
-        body: { name },
+        body: country ? { name, country } : { name },
       });
       await switchOrganization(created.organization.id);
       await queries.invalidateQueries();
@@ -31,7 +37,15 @@ export function NewOrganizationForm({
   return (
     <form onSubmit={handleSubmit((f) => create.mutate(f))}>
       <Field label={label} required maxLength={200} {...register('name')} />
-      <ErrorNote error={create.error} labels={{ name: label }} />
+      <Select label="Country" {...register('country')}>
+        <option value="">Not set: phone numbers need their country code</option>
+        {countries().map((c) => (
+          <option key={c.code} value={c.code}>
+            {c.name}
+          </option>
+        ))}
+      </Select>
+      <ErrorNote error={create.error} labels={{ name: label, country: 'Country' }} />
       <button type="submit" className="primary" disabled={create.isPending}>
         {submitLabel}
       </button>

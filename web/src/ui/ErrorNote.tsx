@@ -21,9 +21,12 @@ export function ErrorNote({
       ? (error.details.issues as Issue[])
       : [];
   const label = (path: string) => (typeof labels === 'function' ? labels(path) : (labels[path] ?? path));
+  const message = messageOf(error);
+  // One refused field: its labelled line says it all, without the same sentence above it.
+  const alone = issues.length === 1 && issues[0]?.message === message;
   return (
     <div className="error" role="alert">
-      <p>{messageOf(error)}</p>
+      {!alone && <p>{message}</p>}
       {issues.length > 0 && (
         <ul>
           {issues.map((i) => (

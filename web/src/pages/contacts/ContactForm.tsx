@@ -23,7 +23,12 @@ export function ContactForm({
       <Field label="First name" {...register('first_name')} />
       <Field label="Last name" {...register('last_name')} />
       <Field label="Email" type="email" {...register('email')} />
-      <Field label="Phone" type="tel" hint="International format, e.g. +14155550100" {...register('phone')} />
+      <Field
+        label="Phone"
+        type="tel"
+        hint="As you dial it; from abroad with its country code, e.g. +44 20 7123 4567"
+        {...register('phone')}
+      />
       <Field label="Company" {...register('company')} />
       <Field label="Tags" hint="Separated by commas" {...register('tags')} />
       <TextArea label="Notes" rows={3} {...register('notes')} />

@@ -6,6 +6,7 @@ import { type ItemChoice, useItemChoices } from './pickers';
 
 export type LineInput = { item_id: string; name: string; sku: string; quantity: string; unit_price: string };
 export type OrderForm = {
+  fulfillment: 'delivery' | 'pickup';
   contact_id: string;
   customer_name: string;
   customer_email: string;

@@ -23,8 +23,10 @@ function toBody(f: OrderForm) {
     contact_id: text(f.contact_id),
     customer_name: f.contact_id ? undefined : text(f.customer_name),
     customer_email: f.contact_id ? undefined : text(f.customer_email),
-    address: f.address,
-    phone_number: f.phone_number,
+    fulfillment: f.fulfillment,
+    // A pickup has no address or courier phone.
+    address: f.fulfillment === 'delivery' ? f.address : undefined,
+    phone_number: f.fulfillment === 'delivery' ? f.phone_number : undefined,
     currency: text(f.currency),
     notes: text(f.notes),
     items: f.lines.map((l) => ({
@@ -49,6 +51,7 @@ export function NewOrderPage() {
   const contacts = useContactChoices(contactSearch);
   const { register, handleSubmit, control, watch, getValues, setValue } = useForm<OrderForm>({
     defaultValues: {
+      fulfillment: 'delivery',
       contact_id: '',
       customer_name: '',
       customer_email: '',
@@ -108,13 +111,21 @@ export function NewOrderPage() {
         <section className="panel" aria-labelledby="new-order-shipping">
           <h2 id="new-order-shipping">Shipping</h2>
           <div className="grid-form">
-            <TextArea label="Shipping address" rows={3} {...register('address')} />
-            <Field
-              label="Shipping phone"
-              type="tel"
-              hint="For the courier, with country code, e.g. +14155550100"
-              {...register('phone_number')}
-            />
+            <Select label="Delivered or picked up" {...register('fulfillment')}>
+              <option value="delivery">Delivered to the customer</option>
+              <option value="pickup">Picked up by the customer</option>
+            </Select>
+            {watch('fulfillment') === 'delivery' && (
+              <>
+                <TextArea label="Shipping address" rows={3} {...register('address')} />
+                <Field
+                  label="Shipping phone"
+                  type="tel"
+                  hint="For the courier; from abroad with its country code"
+                  {...register('phone_number')}
+                />
+              </>
+            )}
             <Field label="Currency" maxLength={3} {...register('currency')} />
             <TextArea label="Notes" rows={2} {...register('notes')} />
           </div>

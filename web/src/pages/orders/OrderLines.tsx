@@ -2,11 +2,11 @@ import { createColumnHelper } from '@tanstack/react-table';
 import { Link } from 'react-router';
 import { money } from '../../lib/format';
 import { DataTable } from '../../ui/DataTable';
-import { matchOf, type OrderLine } from './order';
+import { linkNote, type OrderLine } from './order';
 
 const col = createColumnHelper<OrderLine>();
 
-/** An order's lines with the inventory item each is linked to and how it was matched. */
+/** An order's lines with the inventory item each is linked to, and the links to review. */
 export function OrderLines({ lines, currency }: { lines: OrderLine[]; currency: string }) {
   const columns = [
     col.accessor('name', { header: 'Item' }),
@@ -19,14 +19,19 @@ export function OrderLines({ lines, currency }: { lines: OrderLine[]; currency: 
       header: 'Inventory',
       cell: ({ row }) => {
         const item = row.original.inventory_items;
-        const how = matchOf(row.original);
-        if (!item) return <span className="badge warn">{how}</span>;
+        const note = linkNote(row.original);
+        if (!item) return <span className="badge warn">{note}</span>;
         return (
           <>
             <Link to={`/app/inventory/${item.id}`}>
               {item.sku ? `${item.name} (${item.sku})` : item.name}
-            </Link>{' '}
-            <span className={row.original.auto_created ? 'badge draft' : 'badge'}>{how}</span>
+            </Link>
+            {note && (
+              <>
+                {' '}
+                <span className="badge draft">{note}</span>
+              </>
+            )}
           </>
         );
       },

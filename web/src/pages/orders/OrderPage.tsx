@@ -13,7 +13,7 @@ import { DeleteOrder } from './DeleteOrder';
 import { statusLabel } from './lifecycle';
 import { OrderLines } from './OrderLines';
 import { OrderMoves } from './OrderMoves';
-import { FULL_COLUMNS, type FullOrder } from './order';
+import { FULL_COLUMNS, type FullOrder, originOf } from './order';
 import './orders.css';
 
 /** What the create form hands over: the service's warnings about lines it could not link. */
@@ -57,7 +57,7 @@ export function OrderPage() {
     >
       <p className="meta">
         <span className={`badge status-${o.status}`}>{statusLabel(o.status)}</span> · created{' '}
-        {dateTime(o.created_at)} · source {o.source}
+        {dateTime(o.created_at)} · {originOf(o.source)}
       </p>
       {created && (
         <div role="status" className="panel">
@@ -90,8 +90,14 @@ export function OrderPage() {
         </section>
         <section className="panel" aria-labelledby="order-shipping">
           <h2 id="order-shipping">Shipping</h2>
-          <p className="pre-line">{o.shipping_address ?? '—'}</p>
-          <p>Phone: {o.shipping_phone_number ?? '—'}</p>
+          {o.fulfillment === 'pickup' ? (
+            <p>Picked up by the customer</p>
+          ) : (
+            <>
+              <p className="pre-line">{o.shipping_address ?? '—'}</p>
+              <p>Phone: {o.shipping_phone_number ?? '—'}</p>
+            </>
+          )}
         </section>
         <section className="panel" aria-labelledby="order-totals">
           <h2 id="order-totals">Totals</h2>

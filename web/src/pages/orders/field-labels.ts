@@ -3,6 +3,7 @@
 
 /** The create form's names for the fields of POST /functions/v1/orders. */
 const FIELD_LABELS: Record<string, string> = {
+  fulfillment: 'Delivered or picked up',
   address: 'Shipping address',
   phone_number: 'Shipping phone',
   contact_id: 'Contact',

@@ -15,6 +15,7 @@ export type Order = {
   taxes_included: boolean;
   shipping_address: string | null;
   shipping_phone_number: string | null;
+  fulfillment: 'delivery' | 'pickup';
   customer_name: string | null;
   customer_email: string | null;
   customer_phone: string | null;
@@ -70,16 +71,26 @@ export const FULL_COLUMNS =
   'order_status_events(id, from_status, to_status, note, actor, created_at)';
 
 /**
- * How a line came to its inventory item, as the service's rule does it (spec 2.3: by name first,
- * case-insensitive, then by SKU, else a new draft item flagged auto_created).
+ * What a person needs to know of a line's inventory link: nothing when it is linked to an item
+ * (how the service matched it is its own business), that it is a new draft to review, or that
+ * it is not linked at all (spec 2.3).
  */
-export function matchOf(line: OrderLine): string {
-  const item = line.inventory_items;
-  if (!item) return 'Not linked to inventory';
-  if (line.auto_created) return 'New draft item';
-  const same = (a: string | null, b: string | null) =>
-    a !== null && b !== null && a.trim().toLowerCase() === b.trim().toLowerCase();
-  if (same(line.name, item.name)) return 'Matched by name';
-  if (same(line.sku, item.sku)) return 'Matched by SKU';
-  return 'Chosen item';
+export function linkNote(line: OrderLine): string | null {
+  if (!line.inventory_items) return 'Not linked to inventory';
+  return line.auto_created ? 'New draft item' : null;
+}
+
+/** Where an order came from, as the person reading it says it. */
+export function originOf(source: string): string {
+  const words: Record<string, string> = {
+    function: 'entered in the dashboard',
+    dashboard: 'entered in the dashboard',
+    mcp: 'created by an AI agent',
+    rest: 'created through the API',
+    shopify: 'imported from Shopify',
+    whatsapp: 'from WhatsApp',
+    messenger: 'from Messenger',
+    instagram: 'from Instagram',
+  };
+  return words[source] ?? `from ${source}`;
 }

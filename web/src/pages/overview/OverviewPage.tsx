@@ -21,7 +21,7 @@ function PlanAndUsage({ owner }: { owner: boolean }) {
         Your organization is on the <strong>{plan.name}</strong> plan ({usd(plan.price_usd)} a month).
       </p>
       <BillingPanel owner={owner} />
-      <UsageMeters usage={usage.data} />
+      <UsageMeters usage={usage.data} owner={owner} />
     </>
   );
 }

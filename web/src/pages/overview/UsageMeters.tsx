@@ -1,4 +1,5 @@
-import type { Counter, Usage } from './usage';
+import { useQuery } from '@tanstack/react-query';
+import { type Counter, fetchPlans, type Usage } from './usage';
 
 const PERIOD = { total: 'in all', month: 'this month', day: 'today' };
 const NAMES: Record<string, string> = {
@@ -11,8 +12,7 @@ const label = (resource: string) => {
   return words.charAt(0).toUpperCase() + words.slice(1);
 };
 
-function Meter({ resource, c }: { resource: string; c: Counter }) {
-  const near = c.percent !== null && c.percent >= 80 && !(c.limit === 0 && c.used === 0);
+function Meter({ resource, c, near }: { resource: string; c: Counter; near: boolean }) {
   const name = label(resource);
   return (
     <li className={near ? 'meter near' : 'meter'}>
@@ -34,8 +34,31 @@ function Meter({ resource, c }: { resource: string; c: Counter }) {
   );
 }
 
-/** Every limit of the plan with its use, and agent-usage's own warnings and guidance, word for word. */
-export function UsageMeters({ usage }: { usage: Usage }) {
+/**
+ * What another plan would change, said to the person reading it: agent-usage's `reason` is
+ * written for agents ("a person must upgrade"), so the dashboard words its own from the same facts.
+ */
+function Guidance({ usage, owner }: { usage: Usage; owner: boolean }) {
+  const plans = useQuery({ queryKey: ['plans'], queryFn: fetchPlans, staleTime: Number.POSITIVE_INFINITY });
+  if (!usage.upgrade) return null;
+  const next = plans.data?.find((p) => p.slug === usage.upgrade?.recommended_plan)?.name;
+  if (!next) return null;
+  const near = usage.warnings
+    .filter((w) => w.resource in usage.usage)
+    .map((w) => label(w.resource).toLowerCase());
+  const why = near.length
+    ? `The ${next} plan raises the limits for ${near.join(', ')}.`
+    : `On the ${usage.plan.name} plan AI agents can read your records but not change them; the ${next} plan lets them create and change records.`;
+  return (
+    <p className="upgrade">
+      {why} {owner ? '' : 'The organization’s owner can change the plan.'}
+    </p>
+  );
+}
+
+/** Every limit of the plan with its use, agent-usage's warnings, and what another plan changes. */
+export function UsageMeters({ usage, owner }: { usage: Usage; owner: boolean }) {
+  const warned = new Set(usage.warnings.map((w) => w.resource));
   return (
     <>
       {usage.warnings.length > 0 && (
@@ -48,15 +71,10 @@ export function UsageMeters({ usage }: { usage: Usage }) {
           </ul>
         </div>
       )}
-      {usage.upgrade && (
-        <p className="upgrade">
-          <strong>Upgrade guidance:</strong> {usage.upgrade.reason} (recommended plan:{' '}
-          {usage.upgrade.recommended_plan})
-        </p>
-      )}
+      <Guidance usage={usage} owner={owner} />
       <ul className="plain meters" aria-label="Usage against the plan’s limits">
         {Object.entries(usage.usage).map(([resource, c]) => (
-          <Meter key={resource} resource={resource} c={c} />
+          <Meter key={resource} resource={resource} c={c} near={warned.has(resource)} />
         ))}
       </ul>
       <p className="hint">{usage.retention.message}</p>

@@ -13,6 +13,7 @@ import { ConfirmButton } from './Confirm';
 import { InviteForm } from './InviteForm';
 import { PAGE_SIZE } from './list';
 import { type Member, type OrgInvitation, removeMember, roster, withdrawInvitation } from './members';
+import { OrganizationCountry } from './OrganizationCountry';
 import { RolePicker } from './RolePicker';
 
 /** One removal or withdrawal, with its own error beside its button. */
@@ -106,10 +107,13 @@ export function MembersPage() {
   return (
     <Page title="Members">
       {manager ? (
-        <section className="panel" aria-labelledby="invite-heading">
-          <h2 id="invite-heading">Invite someone</h2>
-          <InviteForm isOwner={claims.role === 'owner'} />
-        </section>
+        <>
+          <section className="panel" aria-labelledby="invite-heading">
+            <h2 id="invite-heading">Invite someone</h2>
+            <InviteForm isOwner={claims.role === 'owner'} />
+          </section>
+          {claims.organizationId && <OrganizationCountry organizationId={claims.organizationId} />}
+        </>
       ) : (
         <p className="hint">Owners and admins invite members, change roles and remove members.</p>
       )}

@@ -1,7 +1,10 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { Link, useSearchParams } from 'react-router';
+import { ApiError } from '../../lib/api';
+import { canManage } from '../../lib/claims';
 import { useLive } from '../../lib/live';
+import { useClaims } from '../../lib/session';
 import { ErrorNote } from '../../ui/ErrorNote';
 import { Loading, Page } from '../../ui/Page';
 import { CalendarGrid } from './CalendarGrid';
@@ -9,6 +12,40 @@ import { DraftsList } from './DraftsList';
 import { calendarAt, calendarPosts, PLATFORM_LABEL, type Post, STATUS_LABEL, STATUSES } from './post';
 import { anchorOf, dayKey, step, timeZone, type View, viewRange, viewTitle } from './time';
 import './social.css';
+
+/** The one way to connect, for those who may; the others are told who can. */
+function ConnectFirst() {
+  const claims = useClaims();
+  return (
+    <div className="panel connect-first" role="status">
+      <p>Connect a Facebook Page or an Instagram account to schedule posts on this calendar.</p>
+      {canManage(claims) ? (
+        <Link className="button primary" to="/app/accounts">
+          Connect an account
+        </Link>
+      ) : (
+        <p className="hint">An owner or admin of the organization can connect one.</p>
+      )}
+    </div>
+  );
+}
+
+/** A free organization: what brings the calendar, said to the person who can act on it. */
+function PlanFirst() {
+  const claims = useClaims();
+  return (
+    <div className="panel connect-first" role="status">
+      <p>The social calendar comes with the paid plans, from Starter up.</p>
+      {claims.role === 'owner' ? (
+        <Link className="button primary" to="/app">
+          See the plans
+        </Link>
+      ) : (
+        <p className="hint">The organization’s owner can change the plan.</p>
+      )}
+    </div>
+  );
+}
 
 /** The social calendar: a month or a week of the person's zone, the view and day in the URL. */
 export function CalendarPage() {
@@ -37,17 +74,23 @@ export function CalendarPage() {
     if (next.day) p.set('day', next.day);
     setParams(p, { replace: true });
   };
+  // Without a connected account the calendar is still the page, empty, with one way to connect.
+  const unconnected =
+    calendar.error instanceof ApiError && calendar.error.details?.reason === 'no_connected_account';
+  const needsPlan = calendar.error instanceof ApiError && calendar.error.code === 'plan_required';
   // Free organizations are refused with plan_required (the calendar is a paid feature): that
   // message is the page, and the drafts beside it would only repeat it.
-  const refused = calendar.error !== null && !calendar.data;
+  const refused = calendar.error !== null && !calendar.data && !unconnected;
 
   return (
     <Page
       title="Social calendar"
       actions={
-        <Link className="button primary" to="/app/social/new">
-          New post
-        </Link>
+        unconnected ? undefined : (
+          <Link className="button primary" to="/app/social/new">
+            New post
+          </Link>
+        )
       }
     >
       <div className="calendar-bar">
@@ -87,7 +130,7 @@ export function CalendarPage() {
           ))}
         </span>
       </p>
-      <ErrorNote error={calendar.error} />
+      {unconnected ? <ConnectFirst /> : needsPlan ? <PlanFirst /> : <ErrorNote error={calendar.error} />}
       <div className="social-layout">
         <section aria-label="Calendar">
           {calendar.isPending ? (
@@ -96,7 +139,7 @@ export function CalendarPage() {
             !refused && <CalendarGrid view={view} anchor={anchor} days={days} posts={byDay} />
           )}
         </section>
-        {!refused && <DraftsList />}
+        {!refused && !unconnected && <DraftsList />}
       </div>
     </Page>
   );
