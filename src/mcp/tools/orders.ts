@@ -26,7 +26,7 @@ export const listOrdersTool = defineTool({
   name: 'svc_list_orders',
   title: 'List orders',
   description:
-    'Browse orders newest first by status, contact, creation time or number, e.g. "what is still pending" or "this customer\'s orders this month". Returns {orders, next_cursor}.',
+    'Browse orders newest first by status, contact, creation time or number. Returns {orders, next_cursor}.',
   scope: 'read',
   input: z.strictObject({
     status: statuses.optional(),
