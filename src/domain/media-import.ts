@@ -109,8 +109,15 @@ async function importOne(
     ? await readOwnObject(deps.storage, organizationId, url, own)
     : await (deps.open ?? openMedia)(url, { maxBytes: MAX_MEDIA_BYTES, ...deps.options, signal });
   // A file opened after the import was given up is not stored: the failure's answer is on its way.
+  if (signal.aborted) {
+    media.stream.destroy();
+    throw new MediaFetchError(url, 'cancelled');
+  }
+  // Cancelled while it is stored: the store sees the stream fail and keeps nothing. The error is
+  // the store's to handle; heard here too, so one emitted after the store stopped listening never
+  // reaches the process as an uncaught exception.
+  media.stream.on('error', () => {});
   const stop = () => media.stream.destroy(new MediaFetchError(url, 'cancelled'));
-  if (signal.aborted) stop();
   signal.addEventListener('abort', stop, { once: true });
   const path = `${organizationId}/posts/${randomUUID()}.${EXTENSIONS[media.mimeType] ?? 'bin'}`;
   const key = `${SOCIAL_MEDIA_BUCKET}/${path}`;
