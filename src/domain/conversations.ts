@@ -7,7 +7,7 @@ import type { Deps } from './deps.ts';
 import { parseInput } from './inputs.ts';
 import { requireCurrentOrg } from './organizations.ts';
 import { listPage } from './pagination.ts';
-import { normalizePhone } from './phone.ts';
+import { providerPhone } from './phone.ts';
 
 // Conversations: one per organization × connected account × contact (migrations/0016). Takes a
 // channel identity (who wrote or is written to) and gives out the contact and conversation for
@@ -79,7 +79,7 @@ function identityKey(who: z.output<typeof ChannelIdentity>) {
       throw invalidField('id', 'Send the platform’s user id as it gave it');
     return { column: IDENTITY_COLUMN[who.channel], value: who.id, phone: null };
   }
-  const phone = normalizePhone(/^\s*(\+|00)/.test(who.id) ? who.id : `+${who.id}`, 'id');
+  const phone = providerPhone(who.id, 'id');
   return { column: IDENTITY_COLUMN.whatsapp, value: phone.slice(1), phone };
 }
 

@@ -32,6 +32,16 @@ export function e164(raw: string, country?: string | null): string | null {
   return parsed?.isPossible() ? parsed.number : null;
 }
 
+/**
+ * A number a provider gives (a WhatsApp `wa_id`, a `to` answered by Meta) in E.164 when it has
+ * E.164's shape, whatever libphonenumber knows of its country's lengths: the provider has
+ * already reached it, and a message from it must never be refused for a length rule we keep.
+ */
+export function providerPhone(raw: string, path = 'id'): string {
+  const digits = raw.trim().replace(/^(\+|00)/, '').replace(/[\s().\-/]/g, '');
+  return /^[1-9][0-9]{6,14}$/.test(digits) ? `+${digits}` : normalizePhone(raw, path);
+}
+
 /** `raw` in E.164, or a validation_error on `path` saying how to write it. */
 export function normalizePhone(raw: string, path = 'phone', country?: string | null): string {
   const p = e164(raw, country);

@@ -225,6 +225,22 @@ describe('odd inputs', () => {
     expect((await message('wamid.NUL'))?.body).toBe('Does it come in another color?');
   });
 
+  it('a sender Meta gives is received even when our phone library finds its length impossible for its country', async () => {
+    // +1 631 555 012: nine digits after the US code, "impossible" to libphonenumber; Meta wrote from it.
+    const body = fixture('wa-text', { PHONE_NUMBER_ID: PHONE_ID, WA_ID: '1631555012', TEXT_ID: 'ODDLEN' });
+    await deliver(svc, body);
+    expect(await processPending(svc)).toEqual([{ status: 'done' }]);
+    expect(await message('wamid.ODDLEN')).toMatchObject({
+      direction: 'in',
+      body: 'Does it come in another color?',
+    });
+    const [contact] = await svc.services.db.query<{ phone: string }>(
+      'select phone from contacts where organization_id = $1 and whatsapp_id = $2',
+      [orgOf(owner), '1631555012'],
+    );
+    expect(contact?.phone).toBe('+1631555012');
+  });
+
   it('a sender that is no phone number fails the event at once, with the reason, without retries', async () => {
     const body = fixture('wa-text', { PHONE_NUMBER_ID: PHONE_ID, WA_ID: 'not-a-number', TEXT_ID: 'BADFROM' });
     await deliver(svc, body);
