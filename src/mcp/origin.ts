@@ -8,6 +8,8 @@ import { type AppError, forbidden } from '../platform/errors.ts';
 // and as Host the address they connected to.
 
 export const MCP_PATH = '/functions/v1/mcp-server';
+/** The same endpoint where MCP clients (and the Inspector) expect it: `{base_url}/mcp`. */
+export const MCP_ALIAS = '/mcp';
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
