@@ -10,6 +10,7 @@ import { MCP_ALIAS, originPolicy } from './mcp/origin.ts';
 import { mcpPathOf } from './mcp/protected-resource.ts';
 import { protectedResourceRoutes } from './mcp/protected-resource-routes.ts';
 import { mcpRoutes } from './mcp/route.ts';
+import { oauthRoutes } from './oauth/routes.ts';
 import { AppError, errorBody, payloadTooLarge, serviceUnavailable } from './platform/errors.ts';
 import { trustedProxies } from './platform/http/client-ip.ts';
 import { closeAfterResponse } from './platform/http/connection.ts';
@@ -110,6 +111,7 @@ export function buildApp(s: Services) {
   // MCP sign-in (issue 31): the endpoint at /mcp, its resource metadata, the authorization server.
   app.route('/', mcpRoutes(s, { path: MCP_ALIAS, route: MCP_ALIAS }));
   app.route('/', protectedResourceRoutes(s));
+  app.route('/', oauthRoutes(s));
   let doc: ReturnType<typeof openApiDocument> | undefined;
   app.get('/openapi.json', (c) => {
     // Built on first request, once every route is mounted; routes never change afterwards.
