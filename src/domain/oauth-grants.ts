@@ -160,7 +160,7 @@ async function liveGrant(tx: Queryable, organizationId: string, grantId: string)
       where k.organization_id = $1 and k.id = $2 and k.oauth_client_id is not null`,
     [organizationId, grantId],
   );
-  return g && g.is_active && g.seconds_left > 0 ? g : undefined;
+  return g?.is_active && g.seconds_left > 0 ? g : undefined;
 }
 
 /**

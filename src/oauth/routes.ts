@@ -138,9 +138,8 @@ export function oauthRoutes(s: Services) {
   app.get(OAUTH_PATHS.authorize, async (c) => {
     await limit(s.limits.oauthPerIp, c, 'authorize');
     const p = c.req.query();
-    let request: AuthorizationRequest;
     try {
-      request = await check(p);
+      await check(p);
     } catch (err) {
       if (!(err instanceof RedirectableError)) throw err;
       return c.redirect(
