@@ -2,6 +2,8 @@
 // and the consent page drive it: metadata, registration, authorize's checks, the person's consent
 // (organization, scopes capped by the plan, the agent seat), the code for tokens with PKCE, the
 // tokens at the MCP endpoint, refresh rotation with reuse detection, and revocation.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, orgOf, type Session, signUp } from '../helpers/http.ts';
 import { setPlan } from '../helpers/mcp.ts';
@@ -297,6 +299,54 @@ describe('limits per address', () => {
       expect((await tokenRequest(strict, form)).status).toBe(429);
     } finally {
       await strict.stop();
+    }
+  });
+});
+
+describe('client ID metadata documents', () => {
+  it('fetches the document a client_id names, keeps it, and refuses one on a private address', async () => {
+    let served = 0;
+    const docs = createServer((req, res) => {
+      served++;
+      const url = `http://127.0.0.1:${(docs.address() as AddressInfo).port}${req.url}`;
+      res.setHeader('content-type', 'application/json');
+      res.end(
+        JSON.stringify({ client_id: url, client_name: 'Documented Client', redirect_uris: [REDIRECT] }),
+      );
+    });
+    await new Promise<void>((resolve) => docs.listen(0, '127.0.0.1', resolve));
+    const host = `127.0.0.1:${(docs.address() as AddressInfo).port}`;
+    const clientId = `http://${host}/client.json`;
+    // Without the allow list (development and tests only), a private address is never fetched.
+    const refused = await authorize(authorizeQuery(svc, clientId, pkce().challenge));
+    expect(refused.status).toBe(401);
+    expect((await refused.json()).error_description).toMatch(/only https|not a public/);
+    expect(served).toBe(0);
+
+    const open = await startTestService({ MEDIA_FETCH_ALLOW_HOSTS: host });
+    try {
+      const go = (q: Record<string, string>) =>
+        fetch(`${open.url}/oauth/authorize?${new URLSearchParams(q)}`, { redirect: 'manual' });
+      const first = await go(authorizeQuery(open, clientId, pkce().challenge));
+      expect(first.status).toBe(302);
+      expect(new URL(first.headers.get('location') as string).pathname).toBe('/oauth/consent');
+      const second = await go(authorizeQuery(open, clientId, pkce().challenge));
+      expect(second.status).toBe(302);
+      expect(served).toBe(1); // kept for an hour
+      const session = await signUp(open, 'Document Shop');
+      const described = await fetch(`${open.url}/oauth/authorize/describe`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${session.access_token}` },
+        body: JSON.stringify({ params: authorizeQuery(open, clientId, pkce().challenge) }),
+      });
+      expect(await described.json()).toMatchObject({
+        client_name: 'Documented Client',
+        redirect_host: '127.0.0.1:53682',
+        organizations: [{ id: orgOf(session), role: 'owner', mcp_scopes: ['read'] }],
+      });
+    } finally {
+      await open.stop();
+      docs.close();
     }
   });
 });
