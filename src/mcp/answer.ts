@@ -110,6 +110,26 @@ function scopeRefusal(principal: Agent, body: unknown, metadata: string) {
   return undefined;
 }
 
+/**
+ * Protocol versions whose clients may send JSON-RPC batches: batching left MCP in 2025-06-18. A
+ * request without MCP-Protocol-Version is taken as 2025-03-26, as the transport specification says.
+ */
+const BATCHING_VERSIONS = new Set(['2024-11-05', '2025-03-26']);
+
+/** JSON-RPC's answer to a batch under a version without them: Invalid Request, nothing done. */
+const batchRefused = (version: string): TextAnswer => ({
+  status: 400,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({
+    jsonrpc: '2.0',
+    id: null,
+    error: {
+      code: -32600,
+      message: `Invalid Request: protocol version ${version} has no JSON-RPC batches (they left MCP in 2025-06-18); send one message per POST`,
+    },
+  }),
+});
+
 /** The body as JSON, or undefined when it is not JSON (the transport answers that: -32700). */
 function json(text: string): { value: unknown } | undefined {
   try {
@@ -165,6 +185,9 @@ export async function answerPost(s: Services, p: McpPost): Promise<Response | Te
     p.target = body ? targetOf(body.value) : OTHER;
     const refused = body && scopeRefusal(principal, body.value, metadata);
     if (refused) throw refused;
+    const version = p.request.headers.get('mcp-protocol-version');
+    if (body && Array.isArray(body.value) && version !== null && !BATCHING_VERSIONS.has(version))
+      return batchRefused(version);
     const ctx: ToolContext = { s, principal, log: p.log };
     // Not JSON: no call was made, so nothing is metered; the SDK's transport gives JSON-RPC's
     // answer (-32700) from the text itself.
