@@ -310,6 +310,7 @@ export async function rotateRefresh(
   input: { refreshToken: string; clientId: string; resource?: string },
   reuseIntervalSeconds: number,
   at: Logged,
+  revoked: () => void = () => {},
 ): Promise<TokenAnswer> {
   const hash = hashOpaqueToken(input.refreshToken);
   const outcome = await deps.db.asPrincipal(SERVICE, async (tx): Promise<Outcome> => {
@@ -366,6 +367,8 @@ export async function rotateRefresh(
     await succeed(deps, at, 'oauth_refresh', outcome.grant);
     return outcome.answer;
   }
+  // This process's key checks forget at once; the others hear the revocation's NOTIFY.
+  if (outcome.reason === 'oauth_refresh_reused') revoked();
   await fail(deps, at, outcome.reason, outcome.grant);
   throw oauthError(400, 'invalid_grant', outcome.message);
 }
@@ -379,6 +382,7 @@ export async function revokeGrant(
   deps: Pick<Deps, 'db'>,
   input: { refreshToken?: string; grant?: { id: string; organization_id: string }; clientId: string },
   at: Logged,
+  revoked: () => void = () => {},
 ): Promise<void> {
   const grant = await deps.db.asPrincipal(SERVICE, async (tx) => {
     let g = input.grant;
@@ -399,5 +403,7 @@ export async function revokeGrant(
       await tx.query('update app.oauth_refresh_tokens set revoked = true where grant_id = $1', [g.id]);
     return done ? g : undefined;
   });
-  if (grant) await succeed(deps, at, 'oauth_revoked', grant);
+  if (!grant) return;
+  revoked();
+  await succeed(deps, at, 'oauth_revoked', grant);
 }

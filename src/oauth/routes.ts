@@ -286,6 +286,7 @@ export function oauthRoutes(s: Services) {
         { refreshToken: p.refresh_token, clientId: p.client_id, resource: p.resource },
         s.config.refreshTokenReuseIntervalSeconds,
         at,
+        s.keyCheck.forgetAll,
       );
       return c.json(answer, 200);
     }
@@ -307,6 +308,7 @@ export function oauthRoutes(s: Services) {
       s,
       { refreshToken: grant ? undefined : p.token, grant, clientId: p.client_id },
       { ip: c.get('clientIp') },
+      s.keyCheck.forgetAll,
     );
     return c.body(null, 200);
   });

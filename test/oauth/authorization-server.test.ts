@@ -261,7 +261,11 @@ describe('consent and tokens', () => {
       { token: session.access_token, body: { is_active: false } },
     );
     expect(revoked.status).toBeLessThan(300);
-    expect((await listTools(second.tokens.access_token)).status).toBe(401);
+    // As for a key: at once where the revocation's NOTIFY has arrived, at worst after
+    // AGENT_KEY_RECHECK_SECONDS (PostgreSQL delivers it on its own connection).
+    await expect
+      .poll(async () => (await listTools(second.tokens.access_token)).status, { timeout: 10_000 })
+      .toBe(401);
     const refresh = await tokenRequest(svc, {
       grant_type: 'refresh_token',
       refresh_token: second.tokens.refresh_token,
@@ -300,6 +304,21 @@ describe('limits per address', () => {
     } finally {
       await strict.stop();
     }
+  });
+});
+
+describe('registrations', () => {
+  it('forgets one no consent used within a day, keeps one that was used', async () => {
+    const unused = await registerClient(svc);
+    const session = await signUp(svc, 'Kept Client Shop');
+    const used = await signedInClient(session);
+    await svc.services.db.query(
+      "update app.oauth_clients set created_at = now() - interval '25 hours' where client_id = any($1)",
+      [[unused.client_id, used.client.client_id]],
+    );
+    const ask = (clientId: string) => authorize(authorizeQuery(svc, clientId, pkce().challenge));
+    expect((await ask(unused.client_id)).status).toBe(401);
+    expect((await ask(used.client.client_id)).status).toBe(302);
   });
 });
 
