@@ -9,7 +9,7 @@
 // Folders and top-level files of each layer, as path patterns relative to the project.
 const CLI = '^src/cli/';
 const APP = '^src/(main|app)\\.ts$';
-const SURFACES = '^src/(auth|rest|functions|mcp|storage|realtime|dashboard)/|^src/services\\.ts$';
+const SURFACES = '^src/(auth|rest|functions|mcp|oauth|storage|realtime|dashboard)/|^src/services\.ts$';
 const JOBS = '^src/jobs/';
 const DOMAIN = '^src/domain/';
 const INTEGRATIONS = '^src/channels/';

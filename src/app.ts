@@ -6,7 +6,11 @@ import { authRoutes } from './auth/routes.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import { functionRoutes, WEBHOOK_RECEIVERS } from './functions/routes.ts';
 import { mcpPostHandler } from './mcp/http.ts';
-import { MCP_PATH, originPolicy } from './mcp/origin.ts';
+import { MCP_ALIAS, originPolicy } from './mcp/origin.ts';
+import { mcpPathOf } from './mcp/protected-resource.ts';
+import { protectedResourceRoutes } from './mcp/protected-resource-routes.ts';
+import { mcpRoutes } from './mcp/route.ts';
+import { oauthRoutes } from './oauth/routes.ts';
 import { AppError, errorBody, payloadTooLarge, serviceUnavailable } from './platform/errors.ts';
 import { trustedProxies } from './platform/http/client-ip.ts';
 import { closeAfterResponse } from './platform/http/connection.ts';
@@ -51,7 +55,7 @@ export function buildApp(s: Services) {
   app.use(
     '*',
     corsHeaders((origin, c) =>
-      c.req.path !== MCP_PATH ? '*' : mcpOrigins.allowsOrigin(origin) ? origin : null,
+      !mcpPathOf(c.req.path) ? '*' : mcpOrigins.allowsOrigin(origin) ? origin : null,
     ),
   );
   // Webhook receivers take what providers send (whole orders); everything else the general limit.
@@ -104,6 +108,10 @@ export function buildApp(s: Services) {
   app.route('/auth/v1', authRoutes(s));
   app.route('/functions/v1', functionRoutes(s));
   app.route('/storage/v1', storageRoutes(s));
+  // MCP sign-in (issue 31): the endpoint at /mcp, its resource metadata, the authorization server.
+  app.route('/', mcpRoutes(s, { path: MCP_ALIAS, route: MCP_ALIAS }));
+  app.route('/', protectedResourceRoutes(s));
+  app.route('/', oauthRoutes(s));
   let doc: ReturnType<typeof openApiDocument> | undefined;
   app.get('/openapi.json', (c) => {
     // Built on first request, once every route is mounted; routes never change afterwards.

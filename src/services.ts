@@ -38,6 +38,10 @@ export type Limits = {
   agentAuthPerIp: Limiter;
   registerPerEmail: Limiter;
   registerPerIp: Limiter;
+  /** MCP sign-in (src/oauth): authorize, token and revocation per address, as agent-auth's. */
+  oauthPerIp: Limiter;
+  /** Dynamic Client Registration per address, as agent self-registration's. */
+  oauthRegisterPerIp: Limiter;
   /** Counts authenticated requests per organization and UTC day; the plan sets the ceiling. */
   apiCallsPerDay: Limiter;
 };
@@ -109,6 +113,8 @@ export function createLimits(config: Config, store: LimitStore, refused?: (limit
     agentAuthPerIp: rule('agent-auth-ip', r.agentAuthPerMinute, MINUTE),
     registerPerEmail: rule('register-email', r.registerPerEmailPerDay, 24 * 3600),
     registerPerIp: rule('register-ip', r.registerPerIpPerHour, 3600),
+    oauthPerIp: rule('oauth-ip', r.agentAuthPerMinute, MINUTE),
+    oauthRegisterPerIp: rule('oauth-register-ip', r.registerPerIpPerHour, 3600),
     // Keys carry the UTC date, so a day's count starts afresh; the window only has to outlive it.
     apiCallsPerDay: rule('api-calls', Number.MAX_SAFE_INTEGER, 2 * 24 * 3600),
   };

@@ -89,6 +89,8 @@ export function dashboardRoutes({ anonKey, dir = DASHBOARD_DIR }: { anonKey: str
   app.get('/app/*', page);
   // Invitation mails link to the site's /invitations (src/domain/invitations.ts).
   app.get('/invitations', page);
+  // MCP sign-in: the authorization server sends the person here to consent (src/oauth/routes.ts).
+  app.get('/oauth/consent', page);
   app.get('/assets/:name{[A-Za-z0-9_.-]+}', async (c) => {
     const file = await load(`assets/${c.req.param('name')}`);
     return file ? send(c, file, 'public, max-age=31536000, immutable') : c.notFound();

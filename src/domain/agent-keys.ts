@@ -143,7 +143,9 @@ export type KeyRow = {
   id: string;
   organization_id: string;
   name: string;
-  key_prefix: string;
+  /** Null for a grant (a connected app, src/domain/oauth-grants.ts): it has no secret. */
+  key_prefix: string | null;
+  oauth_client_id: string | null;
   scopes: Scope[];
   agent_platform: string | null;
   expires_at: Date;
@@ -153,7 +155,7 @@ export type KeyRow = {
 };
 
 export const KEY_COLUMNS =
-  'id, organization_id, name, key_prefix, scopes, agent_platform, expires_at, is_active, last_used_at, created_at';
+  'id, organization_id, name, key_prefix, oauth_client_id, scopes, agent_platform, expires_at, is_active, last_used_at, created_at';
 
 /**
  * A new key: generated here, stored as a bcrypt hash only. `run` opens the transaction (under RLS

@@ -26,7 +26,7 @@ export async function organizationInfo(
   // The caller's own key; agents do not otherwise read the key table.
   const [key] = await deps.db.query<{
     name: string;
-    key_prefix: string;
+    key_prefix: string | null;
     scopes: string[];
     expires_at: string;
   }>(

@@ -38,7 +38,10 @@ export function e164(raw: string, country?: string | null): string | null {
  * already reached it, and a message from it must never be refused for a length rule we keep.
  */
 export function providerPhone(raw: string, path = 'id'): string {
-  const digits = raw.trim().replace(/^(\+|00)/, '').replace(/[\s().\-/]/g, '');
+  const digits = raw
+    .trim()
+    .replace(/^(\+|00)/, '')
+    .replace(/[\s().\-/]/g, '');
   return /^[1-9][0-9]{6,14}$/.test(digits) ? `+${digits}` : normalizePhone(raw, path);
 }
 

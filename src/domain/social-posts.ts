@@ -6,6 +6,7 @@ import { AppError, notFound, type PgError, validationError } from '../platform/e
 import type { Queue } from '../platform/queue/queue.ts';
 import type { ObjectStore } from '../platform/storage/object-store.ts';
 import { requireScope } from './agent-keys.ts';
+import { instantRange } from './calendar-days.ts';
 import type { Deps } from './deps.ts';
 import { parseInput } from './inputs.ts';
 import { SOCIAL_MEDIA_BUCKET } from './media-bucket.ts';
@@ -427,9 +428,10 @@ export async function contentCalendar(
 ) {
   if (!TIME_ZONES.has(q.timezone))
     throw validationError([{ path: 'timezone', message: 'An IANA time zone, e.g. Europe/Lisbon' }]);
+  const range = instantRange(q, q.timezone);
   const days = MAX_SCHEDULE_AHEAD_DAYS + 31;
-  if (Date.parse(q.to) - Date.parse(q.from) > days * 86_400_000 || Date.parse(q.to) <= Date.parse(q.from))
-    throw validationError([{ path: 'to', message: `After from, and at most ${days} days after it` }]);
+  if (Date.parse(range.to) - Date.parse(range.from) > days * 86_400_000)
+    throw validationError([{ path: 'to', message: `At most ${days} days after from` }]);
   return asSocial(deps, principal, 'read', async (tx) => {
     const rows = await tx.query<{ day: string; posts: SocialPostRecord[] }>(
       `select to_char(p.calendar_at at time zone $3, 'YYYY-MM-DD') as day,
@@ -438,7 +440,7 @@ export async function contentCalendar(
         where p.organization_id = app.current_org_id() and p.status in ('scheduled', 'publishing', 'published')
           and p.calendar_at >= $1::timestamptz and p.calendar_at < $2::timestamptz
         group by 1 order by 1`,
-      [q.from, q.to, q.timezone],
+      [range.from, range.to, q.timezone],
     );
     return { timezone: q.timezone, days: rows };
   });
@@ -466,8 +468,9 @@ export async function socialAnalytics(
   principal: Principal,
   q: { from: string; to: string; platform?: string | undefined; limit: number },
 ) {
+  const range = instantRange(q);
   return asSocial(deps, principal, 'read', async (tx) => {
-    const params = [q.from, q.to, q.platform ?? null];
+    const params = [range.from, range.to, q.platform ?? null];
     const totals = await tx.query<{ platform: string; posts: number; totals: Record<string, number> }>(
       `${LATEST}
        select p.platform, count(*)::int as posts,
@@ -486,6 +489,6 @@ export async function socialAnalytics(
         order by p.published_at desc, p.id desc limit $4`,
       [...params, q.limit],
     );
-    return { from: q.from, to: q.to, platforms: totals, posts };
+    return { from: range.from, to: range.to, platforms: totals, posts };
   });
 }

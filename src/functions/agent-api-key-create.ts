@@ -62,7 +62,7 @@ export function agentApiKeyCreate(s: Services) {
     return c.json(
       {
         api_key: apiKey,
-        key_prefix: row.key_prefix,
+        key_prefix: row.key_prefix as string, // a new key always has one
         organization_id: row.organization_id,
         name: row.name,
         scopes: row.scopes,

@@ -98,7 +98,14 @@ export const ApiKeySchema = z
     id: z.uuid(),
     organization_id: z.uuid(),
     name: z.string(),
-    key_prefix: z.string(),
+    key_prefix: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The key’s first characters; null for a connected app (an OAuth grant)' }),
+    oauth_client_id: z
+      .string()
+      .nullable()
+      .openapi({ description: 'A connected app’s OAuth client (docs/mcp-oauth.md); null for a key' }),
     scopes: z
       .array(z.enum(['read', 'write', 'admin']))
       .openapi({ description: 'The scopes the key asks for' }),

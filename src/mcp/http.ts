@@ -7,6 +7,7 @@ import { MCP_ROUTE, OTHER } from '../platform/metrics/route-labels.ts';
 import type { Services } from '../services.ts';
 import { MCP_PATH, originPolicy } from './origin.ts';
 import { isText, type McpPost } from './post.ts';
+import { mcpPathOf } from './protected-resource.ts';
 import { answerPost } from './route.ts';
 
 /**
@@ -27,10 +28,7 @@ export function mcpPostHandler(s: Services) {
   return {
     takes(req: IncomingMessage): boolean {
       if (req.method !== 'POST') return false;
-      const url = req.url ?? '';
-      if (!url.startsWith(MCP_PATH) || (url.length > MCP_PATH.length && url[MCP_PATH.length] !== '?')) {
-        return false;
-      }
+      if (!pathOf(req)) return false;
       const length = req.headers['content-length'];
       if (length === undefined || req.headers['transfer-encoding'] !== undefined) return false;
       if (Number.parseInt(length, 10) > limit) return false;
@@ -44,7 +42,9 @@ export function mcpPostHandler(s: Services) {
       let status: number;
       const headers: Record<string, string> = {};
       let body: string | null;
+      const path = pathOf(req) ?? MCP_PATH;
       const post: McpPost = {
+        path,
         authorization: req.headers.authorization,
         text: once(() => textOf(req)),
         request: lightRequest(req),
@@ -87,11 +87,18 @@ export function mcpPostHandler(s: Services) {
       if (body !== null) headers['content-length'] = String(Buffer.byteLength(body));
       res.writeHead(status, headers);
       res.end(body ?? undefined);
-      access(requestId, 'POST', MCP_PATH, status, started);
+      access(requestId, 'POST', path, status, started);
       s.metrics.requests.observe(MCP_ROUTE, post.target ?? OTHER, 'POST', status, started);
     },
   };
 }
+
+/** The endpoint path a request's URL names (either of MCP_PATHS, with or without a query). */
+const pathOf = (req: IncomingMessage) => {
+  const url = req.url ?? '';
+  const q = url.indexOf('?');
+  return mcpPathOf(q < 0 ? url : url.slice(0, q));
+};
 
 const once = <T>(f: () => Promise<T>) => {
   let p: Promise<T> | undefined;

@@ -8,6 +8,8 @@ import { type AppError, forbidden } from '../platform/errors.ts';
 // and as Host the address they connected to.
 
 export const MCP_PATH = '/functions/v1/mcp-server';
+/** The same endpoint where MCP clients (and the Inspector) expect it: `{base_url}/mcp`. */
+export const MCP_ALIAS = '/mcp';
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
@@ -40,7 +42,20 @@ export function originPolicy(
       return undefined;
     }
   };
-  const allowsOrigin = (origin: string) => origins.has(origin);
+  // localhost, 127.0.0.1 and [::1] name one machine: when PUBLIC_URL is one of them, a page at
+  // another of them on the same port is the service's own page (the conformance suite's
+  // LocalhostHostAccepted); a different port is another site.
+  const ownIsLoopback = LOOPBACK_NAMES.has(own.hostname);
+  const sameLoopbackOrigin = (origin: string) => {
+    try {
+      const u = new URL(origin);
+      return LOOPBACK_NAMES.has(u.hostname) && u.protocol === own.protocol && u.port === own.port;
+    } catch {
+      return false;
+    }
+  };
+  const allowsOrigin = (origin: string) =>
+    origins.has(origin) || (ownIsLoopback && sameLoopbackOrigin(origin));
   return {
     allowsOrigin,
     refusal({ origin, host }) {

@@ -5,6 +5,8 @@ import type { Logger } from '../platform/log.ts';
 
 /** What answering a POST needs of the request, whichever server received it (here, or http.ts). */
 export type McpPost = {
+  /** The endpoint's path the request came to (origin.ts: MCP_PATH or MCP_ALIAS). */
+  path: string;
   authorization: string | undefined;
   /** The body as text (asked once). */
   text(): Promise<string>;

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { methodNotAllowed } from '../platform/errors.ts';
 import { errorResponses, jsonBody, jsonResponse, newRouter } from '../platform/http/openapi.ts';
 import type { Services } from '../services.ts';
-import { originPolicy } from './origin.ts';
+import { MCP_PATH, originPolicy } from './origin.ts';
 import { isText, type McpPost, type TextAnswer } from './post.ts';
 
 /**
@@ -15,16 +15,46 @@ export async function answerPost(s: Services, p: McpPost): Promise<Response | Te
   return (await answering).answerPost(s, p);
 }
 
-/** POST /functions/v1/mcp-server: MCP Streamable HTTP, JSON responses, no sessions. */
-export function mcpRoutes(s: Services) {
+/**
+ * POST /functions/v1/mcp-server: MCP Streamable HTTP, JSON responses, no sessions. The app mounts
+ * the same routes at `/mcp` (`path`, the endpoint's full path, and `route`, its path in the router).
+ */
+export function mcpRoutes(s: Services, { path = MCP_PATH, route = '/mcp-server' } = {}) {
   const policy = originPolicy(s.config, s.publicUrl);
   const app = newRouter();
-  app.use('/mcp-server', async (c, next) => {
+  app.use(route, async (c, next) => {
     const refused = policy.refusal({ origin: c.req.header('origin'), host: c.req.header('host') });
     if (refused) throw refused;
     await next();
   });
   // Described for /openapi.json; the MCP SDK, not zod-openapi, reads and answers the body.
+  if (path === MCP_PATH) describe(app);
+  app.on(['GET', 'DELETE'], route, () => {
+    throw methodNotAllowed(['POST'], 'This MCP server is stateless: send JSON-RPC messages with POST');
+  });
+  app.post(route, async (c) => {
+    const post: McpPost = {
+      path,
+      authorization: c.req.header('authorization'),
+      text: () => c.req.text(),
+      request: c.req.raw,
+      withBody: (text) => new Request(c.req.raw, { body: text }),
+      log: c.get('log'),
+      target: undefined,
+    };
+    let answer: Awaited<ReturnType<typeof answerPost>>;
+    try {
+      answer = await answerPost(s, post);
+    } finally {
+      if (post.target) c.set('mcpTarget', post.target);
+    }
+    if (!isText(answer)) return answer;
+    return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  });
+  return app;
+}
+
+function describe(app: ReturnType<typeof newRouter>) {
   app.openAPIRegistry.registerPath({
     method: 'post',
     path: '/mcp-server',
@@ -45,26 +75,4 @@ export function mcpRoutes(s: Services) {
       ...errorResponses(401, 403, 405, 429),
     },
   });
-  app.on(['GET', 'DELETE'], '/mcp-server', () => {
-    throw methodNotAllowed(['POST'], 'This MCP server is stateless: send JSON-RPC messages with POST');
-  });
-  app.post('/mcp-server', async (c) => {
-    const post: McpPost = {
-      authorization: c.req.header('authorization'),
-      text: () => c.req.text(),
-      request: c.req.raw,
-      withBody: (text) => new Request(c.req.raw, { body: text }),
-      log: c.get('log'),
-      target: undefined,
-    };
-    let answer: Awaited<ReturnType<typeof answerPost>>;
-    try {
-      answer = await answerPost(s, post);
-    } finally {
-      if (post.target) c.set('mcpTarget', post.target);
-    }
-    if (!isText(answer)) return answer;
-    return new Response(answer.body, { status: answer.status, headers: answer.headers });
-  });
-  return app;
 }

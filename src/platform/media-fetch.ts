@@ -112,7 +112,7 @@ export async function openMedia(url: string, opts: MediaFetchOptions): Promise<M
 }
 
 /** The URL if its scheme and host may be fetched at all (addresses are checked at connect). */
-function checkedUrl(text: string, original: string, allowHosts: string[]): URL {
+export function checkedUrl(text: string, original: string, allowHosts: string[]): URL {
   let url: URL;
   try {
     url = new URL(text);
@@ -135,7 +135,7 @@ function checkedUrl(text: string, original: string, allowHosts: string[]): URL {
  * The connection's own DNS lookup: every address the name has must be public, and the socket
  * connects to those checked (Node calls this instead of its resolver, with or without `all`).
  */
-function publicOnlyLookup(original: string, allowed: boolean) {
+export function publicOnlyLookup(original: string, allowed: boolean) {
   return (
     hostname: string,
     options: { all?: boolean; family?: number | string },

@@ -146,7 +146,11 @@ describe('who may call it', () => {
   };
 
   it('refuses a request without a token, or with a bad one', async () => {
-    await expectInvalidToken(await rpc(initialize('2025-03-26'), { authorization: '' }), 'unauthorized');
+    // No credentials: RFC 6750 section 3.1 gives no error code, only where to sign in.
+    const none = await rpc(initialize('2025-03-26'), { authorization: '' });
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata="[^"]+"/);
+    expect(none.headers.get('www-authenticate')).not.toMatch(/error=/);
     await expectInvalidToken(
       await rpc(initialize('2025-03-26'), { authorization: 'Bearer not.a.jwt' }),
       'unauthorized',

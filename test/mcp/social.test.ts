@@ -78,6 +78,38 @@ describe('social tools', () => {
     expect(listed.body.posts.map((p: { id: string }) => p.id)).toContain(created.body.post.id);
   });
 
+  it('answers calendar questions asked in days, and refuses a range given backwards (issue 31 §4)', async () => {
+    const { body } = await tool(writer, 'svc_create_social_post', {
+      platform: 'facebook',
+      message: 'On its day',
+      scheduled_at: inDays(5),
+    });
+    const day = (body.post.scheduled_at as string).slice(0, 10);
+    const calendar = await tool(reader, 'svc_get_content_calendar', { from: day, to: day });
+    expect(calendar.isError).toBe(false);
+    expect(calendar.body.days.map((d: { day: string }) => d.day)).toEqual([day]);
+    expect(calendar.body.days[0].posts.map((p: { id: string }) => p.id)).toContain(body.post.id);
+    const analytics = await tool(reader, 'svc_get_social_analytics', {
+      from: '2026-01-01',
+      to: '2026-01-31',
+    });
+    expect(analytics.isError).toBe(false);
+    expect(analytics.body).toMatchObject({
+      from: '2026-01-01T00:00:00.000Z',
+      to: '2026-02-01T00:00:00.000Z',
+    });
+    for (const name of ['svc_get_content_calendar', 'svc_get_social_analytics', 'svc_list_social_posts']) {
+      const reversed = await tool(reader, name, { from: '2026-02-01', to: '2026-01-01' });
+      expect(reversed.isError).toBe(true);
+      expect(reversed.body.details.issues).toEqual([{ path: 'to', message: expect.stringMatching(/from/) }]);
+    }
+    const wrong = await tool(reader, 'svc_get_content_calendar', { from: 'yesterday', to: day });
+    expect(wrong.body.details.issues[0]).toEqual({
+      path: 'from',
+      message: expect.stringMatching(/2026-11-27/),
+    });
+  });
+
   it('updates, cancels and deletes within the lifecycle; past it, invalid_transition with the allowed states', async () => {
     const { body } = await tool(writer, 'svc_create_social_post', { platform: 'facebook', message: 'Draft' });
     const edited = await tool(writer, 'svc_update_social_post', { id: body.post.id, message: 'Edited' });

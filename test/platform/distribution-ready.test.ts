@@ -65,6 +65,24 @@ const EXCEPTIONS: Exception[] = [
   },
   { table: 'svc_meta.migrations', placement: 'local', reason: 'the migrator’s record' },
   {
+    table: 'app.oauth_clients',
+    placement: 'local',
+    reason:
+      'the authorization server’s own (MCP sign-in): a client is no tenant’s, one may be granted into several',
+  },
+  {
+    table: 'app.oauth_codes',
+    placement: 'local',
+    reason:
+      'the authorization server’s own, like auth.*: a code is found by its hash before its organization is known',
+  },
+  {
+    table: 'app.oauth_refresh_tokens',
+    placement: 'local',
+    reason:
+      'the authorization server’s own, like auth.refresh_tokens: found by hash before the organization is known',
+  },
+  {
     table: 'public.agent_auth_attempts',
     placement: 'local',
     reason:

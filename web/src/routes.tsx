@@ -1,5 +1,6 @@
 import { createBrowserRouter, Navigate, Outlet, type RouteObject } from 'react-router';
 import { AuthLayout } from './auth/AuthLayout';
+import { CONSENT_KEPT, Consent } from './auth/Consent';
 import { InvitationAnswer } from './auth/InvitationAnswer';
 import { NewPasswordForm } from './auth/NewPassword';
 import { Recover } from './auth/Recover';
@@ -22,7 +23,12 @@ function SignedOut() {
   const { session } = useSession();
   if (session === undefined) return <Loading />;
   // Someone who came from an invitation link goes back to answer it.
-  const next = sessionStorage.getItem('svc.invitation') ? '/invitations' : '/app';
+  // So does someone who came to connect an MCP client (the consent page).
+  const next = sessionStorage.getItem('svc.invitation')
+    ? '/invitations'
+    : sessionStorage.getItem(CONSENT_KEPT)
+      ? '/oauth/consent'
+      : '/app';
   return session ? <Navigate to={next} replace /> : <Outlet />;
 }
 
@@ -60,6 +66,8 @@ const routes: RouteObject[] = [
   { path: '/app/new-password', element: <NewPassword /> },
   // Invitation mails link here (src/domain/invitations.ts invitationLink).
   { path: '/invitations', element: <InvitationAnswer /> },
+  // MCP sign-in: src/oauth/routes.ts sends the person here with the client's request.
+  { path: '/oauth/consent', element: <Consent /> },
   {
     path: '/app',
     element: <SignedIn />,

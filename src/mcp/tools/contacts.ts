@@ -32,8 +32,7 @@ export const listContactsTool = defineTool({
 export const getContactTool = defineTool({
   name: 'svc_get_contact',
   title: 'Get a contact',
-  description:
-    'Every field of one contact and its five latest orders. Returns {contact, recent_orders}.',
+  description: 'Every field of one contact and its five latest orders. Returns {contact, recent_orders}.',
   scope: 'read',
   input: z.strictObject({ contact_id: contactId }),
   output: z.object({ contact: Contact, recent_orders: z.array(RecentOrder) }),

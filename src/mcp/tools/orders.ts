@@ -5,22 +5,20 @@ import { ORDER_STATUSES, ORDER_TRANSITIONS } from '../../domain/order-lifecycle.
 import { getOrder, listOrders, updateOrderStatus } from '../../domain/orders.ts';
 import { OrderSummary, OrderWithItems } from '../../domain/records.ts';
 import { defineTool, offered } from '../tool.ts';
-import { CREATE, cursor, limit, nextCursor, READ, UPDATE } from './common.ts';
+import { CREATE, cursor, dateOrTime, limit, nextCursor, orderedRange, READ, UPDATE } from './common.ts';
 
 const orderId = z.guid();
 const orderNumber = z.string().max(40).describe('e.g. ORD-000042 or 42');
 const lifecycle = Object.entries(ORDER_TRANSITIONS)
   .map(([from, to]) => `${from}→${to.join('|') || 'final'}`)
   .join(', ');
-const since = offered(z.union([z.iso.datetime({ offset: true }), z.iso.date()]), {
-  type: 'string',
-  format: 'date-time',
-  description: 'or a date',
-});
-const statuses = offered(z.union([z.enum(ORDER_STATUSES), z.array(z.enum(ORDER_STATUSES)).max(7)]), {
-  type: 'array',
-  items: { enum: ORDER_STATUSES },
-});
+const since = dateOrTime('or a date');
+const statuses = offered(
+  z.union([z.enum(ORDER_STATUSES), z.array(z.enum(ORDER_STATUSES)).max(7)], {
+    error: `One of ${ORDER_STATUSES.join(', ')}, or a list of them`,
+  }),
+  { type: 'array', items: { enum: ORDER_STATUSES } },
+);
 
 export const listOrdersTool = defineTool({
   name: 'svc_list_orders',
@@ -40,8 +38,10 @@ export const listOrdersTool = defineTool({
   output: z.object({ orders: z.array(OrderSummary), next_cursor: nextCursor() }),
   records: 'orders',
   annotations: READ,
-  run: ({ s, principal }, { status, ...rest }) =>
-    listOrders(s, principal, { ...rest, status: status === undefined ? undefined : [status].flat() }),
+  run: ({ s, principal }, { status, ...rest }) => {
+    orderedRange(rest.created_after, rest.created_before, ['created_after', 'created_before']);
+    return listOrders(s, principal, { ...rest, status: status === undefined ? undefined : [status].flat() });
+  },
 });
 
 export const getOrderTool = defineTool({

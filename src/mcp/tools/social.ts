@@ -14,7 +14,7 @@ import {
   updateSocialPost,
 } from '../../domain/social-posts.ts';
 import { defineTool, type ToolContext } from '../tool.ts';
-import { CREATE, cursor, limit, nextCursor, READ, UPDATE } from './common.ts';
+import { CREATE, cursor, dateOrTime, limit, nextCursor, orderedRange, READ, UPDATE } from './common.ts';
 
 // The eight social tools (spec 4.6, docs/social.md). Each answers plan_required on free plans
 // before anything else (the precheck), and social_not_configured without a connected Facebook or
@@ -22,7 +22,7 @@ import { CREATE, cursor, limit, nextCursor, READ, UPDATE } from './common.ts';
 
 const post = z.record(z.string(), z.unknown());
 const precheck = ({ s, principal }: ToolContext) => requireSocialPlan(s, principal);
-const when = () => z.iso.datetime({ offset: true });
+const when = () => dateOrTime();
 
 export const listSocialPostsTool = defineTool({
   name: 'svc_list_social_posts',
@@ -42,8 +42,10 @@ export const listSocialPostsTool = defineTool({
   output: z.object({ posts: z.array(post), next_cursor: nextCursor() }),
   annotations: READ,
   precheck,
-  run: ({ s, principal }, { status, ...f }) =>
-    listSocialPosts(s, principal, { ...f, status: status ? [status] : undefined }),
+  run: ({ s, principal }, { status, ...f }) => {
+    orderedRange(f.from, f.to, ['from', 'to']);
+    return listSocialPosts(s, principal, { ...f, status: status ? [status] : undefined });
+  },
 });
 
 export const getSocialPostTool = defineTool({

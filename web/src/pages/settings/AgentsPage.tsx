@@ -13,7 +13,10 @@ function AgentsAndKeys() {
   return (
     <Page title="Agents and keys">
       <p className="hint">
-        An agent exchanges its key at agent-auth for a token. Scopes are capped by the plan at every exchange.
+        An agent exchanges its key at agent-auth for a token. An MCP client (Claude, ChatGPT, VS Code,
+        Cursor…) can instead sign in at the MCP server’s address: once a person allows it, it is listed here
+        as a connected app, takes an agent seat and is revoked like a key. Scopes are capped by the plan at
+        every exchange.
       </p>
       {created && <NewKeyNotice created={created} onDismiss={() => setCreated(null)} />}
       <section className="panel" aria-labelledby="new-key-form">

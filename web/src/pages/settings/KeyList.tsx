@@ -37,7 +37,16 @@ function Revoke({ k }: { k: ApiKey }) {
 
 const col = createColumnHelper<ApiKey>();
 const columns = [
-  col.accessor('key_prefix', { header: 'Prefix', cell: (c) => <code>{c.getValue()}…</code> }),
+  col.accessor('key_prefix', {
+    header: 'Key or app',
+    // A grant has no key: the app a person connected by signing in (MCP OAuth).
+    cell: ({ row: { original: k } }) =>
+      k.key_prefix ? (
+        <code>{k.key_prefix}…</code>
+      ) : (
+        <span title={k.oauth_client_id ?? ''}>Connected app</span>
+      ),
+  }),
   col.accessor('name', { header: 'Name' }),
   col.display({
     id: 'scopes',
@@ -50,6 +59,7 @@ const columns = [
     ),
   }),
   col.accessor('is_active', { header: 'Active', cell: (c) => (c.getValue() ? 'Active' : 'Revoked') }),
+  col.accessor('created_at', { header: 'Created', cell: (c) => date(c.getValue()) }),
   col.accessor('expires_at', { header: 'Expires', cell: (c) => date(c.getValue()) }),
   col.accessor('last_used_at', {
     header: 'Last used',
@@ -68,13 +78,13 @@ export function KeyList() {
   });
   return (
     <section aria-labelledby="keys-heading">
-      <h2 id="keys-heading">Keys</h2>
+      <h2 id="keys-heading">Keys and connected apps</h2>
       <PagedTable
         query={list}
         rows={list.data?.data}
         total={list.data?.pagination.total}
         columns={columns}
-        caption="Agent API keys"
+        caption="Agent API keys and connected apps"
         empty="No keys yet"
         page={page}
         pageSize={KEYS_PAGE}

@@ -7,7 +7,9 @@ export type Scope = (typeof SCOPES)[number];
 export type ApiKey = {
   id: string;
   name: string;
-  key_prefix: string;
+  /** Null for a connected app (an MCP client a person signed in: an OAuth grant). */
+  key_prefix: string | null;
+  oauth_client_id: string | null;
   scopes: Scope[];
   effective_scopes: Scope[];
   warning: string | null;
