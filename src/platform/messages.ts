@@ -93,6 +93,13 @@ const CHECKS: Record<string, Sentence> = {
     message: 'The key prefix is not one the service issued',
   },
   agent_api_keys_lifetime: { column: 'expires_at', message: 'A key can last at most 366 days' },
+  // A connected app's grant (migrations/0054): written by the sign-in from the client's own details.
+  agent_api_keys_oauth_client_id_check: filledUpTo('oauth_client_id', 2048, 'app’s client id'),
+  agent_api_keys_oauth_client_name_check: filledUpTo('oauth_client_name', 200, 'app’s name'),
+  agent_api_keys_key_or_grant: {
+    column: 'oauth_client_id',
+    message: 'A row is either an API key or a connected app’s grant, not both',
+  },
   agent_api_keys_name_check: filledUpTo('name', 100, 'key’s name'),
   agent_api_keys_scopes_check: {
     column: 'scopes',

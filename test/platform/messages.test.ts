@@ -1,6 +1,6 @@
 import { PostgrestClient } from '@supabase/postgrest-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { constraintsWithSentences } from '../../src/platform/messages.ts';
+import { checkSentence, constraintsWithSentences } from '../../src/platform/messages.ts';
 import { type FreshDatabase, freshDatabase } from '../helpers/db.ts';
 import { call, type Session, signUp } from '../helpers/http.ts';
 import { agentToken, mcpClient, setPlan, tool } from '../helpers/mcp.ts';
@@ -133,5 +133,25 @@ describe('the catalogue', () => {
       .map((r) => r.name)
       .filter((n) => !known.has(n) && n !== 'conversations_id_account_key');
     expect(missing).toEqual([]);
+  });
+
+  it('names exactly the values a list CHECK allows (the sentence is a copy of the SQL’s list)', async () => {
+    const rows = await fresh.db.query<{ name: string; def: string }>(
+      `select conname as name, pg_get_constraintdef(c.oid) as def from pg_constraint c
+         join pg_class t on t.oid = c.conrelid
+        where t.relnamespace = 'public'::regnamespace and c.contype = 'c'
+          and t.relname not in ('plans', 'agent_auth_attempts')
+          and pg_get_constraintdef(c.oid) like '%= ANY (ARRAY[%'`,
+    );
+    let compared = 0;
+    for (const { name, def } of rows) {
+      const allowed = [...def.matchAll(/'([^']*)'::text/g)].map((m) => m[1]);
+      const sentence = checkSentence(name)?.message ?? '';
+      const listed = sentence.match(/must be one of: (.*)$/)?.[1]?.split(', ');
+      if (!listed) continue; // worded without the list (a message's type: "one the channel takes")
+      compared++;
+      expect([...listed].sort(), name).toEqual([...allowed].sort());
+    }
+    expect(compared).toBeGreaterThan(3);
   });
 });
