@@ -23,7 +23,9 @@ export function UnreadCount() {
   return (
     <span className="nav-count">
       {unread.data}
-      <span className="visually-hidden"> conversations with unread messages</span>
+      <span className="visually-hidden">
+        {unread.data === 1 ? ' conversation' : ' conversations'} with unread messages
+      </span>
     </span>
   );
 }
