@@ -80,7 +80,12 @@ describeBrowser('billing in the dashboard', () => {
     await page.getByRole('button', { name: 'Cancel subscription' }).click();
     await shows(page.getByText('No active subscription.'));
     await page.getByRole('link', { name: 'Return to the service' }).click();
-    await shows(page.getByText(/on the Free plan \(/));
+    // Two Stripe events in a row (the update, then the cancel), each a job the worker takes:
+    // under a loaded CI machine that took longer than `shows`' 15 s once. Waited for, not timed.
+    await page
+      .getByText(/on the Free plan \(/)
+      .first()
+      .waitFor({ state: 'visible', timeout: 60_000 });
     await shows(page.getByRole('button', { name: 'Upgrade' }));
     await expectCleanPage(page);
     await context.close();
