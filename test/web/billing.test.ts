@@ -99,6 +99,7 @@ describeBrowser('billing in the dashboard', () => {
     await signInToDashboard(svc, page, admin.user.email);
     await shows(page.getByText('Only owners manage billing.'));
     await shows(page.getByRole('list', { name: 'Plans and prices' }));
+    await shows(page.getByText('Free: $0 a month, 1 agent included'));
     expect(await page.getByRole('button', { name: 'Upgrade' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Manage billing' }).count()).toBe(0);
     await eventually(() => page.getByText(/on the Free plan/).count()).toBeGreaterThan(0);

@@ -74,7 +74,8 @@ export function BillingPanel({ owner }: { owner: boolean }) {
         {b.plans.map((p) => (
           <li key={p.slug} aria-current={p.slug === b.plan ? 'true' : undefined}>
             <strong>{p.name}</strong>: {usd(p.price_usd)} a month
-            {p.agents_included !== null && `, ${p.agents_included} agents included`}
+            {p.agents_included !== null &&
+              `, ${p.agents_included} agent${p.agents_included === 1 ? '' : 's'} included`}
             {p.additional_agent_usd !== null &&
               `, each additional agent ${usd(p.additional_agent_usd)} a month`}
           </li>
