@@ -80,16 +80,18 @@ describeBrowser('billing in the dashboard', () => {
     await page.getByRole('button', { name: 'Cancel subscription' }).click();
     await shows(page.getByText('No active subscription.'));
     await page.getByRole('link', { name: 'Return to the service' }).click();
-    // Two Stripe events in a row (the update, then the cancel), each a job the worker takes:
-    // under a loaded CI machine that took longer than `shows`' 15 s once. Waited for, not timed.
+    // Two Stripe events in a row (the update, then the cancel), each a job the worker takes. In
+    // full CI runs the cancel's plan was not there within 60 s twice in three runs (never when
+    // the file runs alone, even beside stress-ng), as if its first attempt failed and waited for
+    // the 15 s retry: waited for as long as the page keeps asking, not timed. Not understood yet.
     await page
       .getByText(/on the Free plan \(/)
       .first()
-      .waitFor({ state: 'visible', timeout: 60_000 });
+      .waitFor({ state: 'visible', timeout: 150_000 });
     await shows(page.getByRole('button', { name: 'Upgrade' }));
     await expectCleanPage(page);
     await context.close();
-  });
+  }, 200_000);
 
   test('an admin sees the plan and prices but no billing controls', async () => {
     const owner = await signUp(svc, 'Admin Looks Shop');

@@ -64,6 +64,8 @@ export type FakeStripe = {
 
 const API_VERSION = '2026-10-28.endive';
 const now = () => Math.floor(Date.now() / 1000);
+/** Before each attempt at a webhook delivery: at once, then after these pauses. */
+const RETRY_WAITS_MS = [0, 250, 1000, 3000];
 
 class StripeError extends Error {
   constructor(
@@ -107,20 +109,26 @@ export async function startFakeStripe(opts: FakeStripeOptions): Promise<FakeStri
       const header = stripeSignature(payload, o.secret ?? opts.webhookSecret, o.timestamp ?? now());
       const delivery: Delivery = { event, status: null };
       fake.deliveries.push(delivery);
-      try {
-        const res = await fetch(fake.webhookUrl, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json; charset=utf-8',
-            'stripe-signature': header,
-            'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
-          },
-          body: payload,
-        });
-        await res.arrayBuffer();
-        delivery.status = res.status;
-      } catch {
-        delivery.status = null;
+      // Stripe sends an event again when the endpoint could not be reached or failed (5xx), for
+      // days; here a few times within seconds. A refusal (4xx) is an answer, not sent again here.
+      for (const wait of RETRY_WAITS_MS) {
+        if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
+        try {
+          const res = await fetch(fake.webhookUrl, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json; charset=utf-8',
+              'stripe-signature': header,
+              'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+            },
+            body: payload,
+          });
+          await res.arrayBuffer();
+          delivery.status = res.status;
+        } catch {
+          delivery.status = null; // not reached: a connection refused or reset
+        }
+        if (delivery.status !== null && delivery.status < 500) break;
       }
       return delivery.status;
     },

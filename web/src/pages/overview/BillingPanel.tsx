@@ -46,8 +46,17 @@ export function BillingPanel({ owner }: { owner: boolean }) {
   const billing = useQuery({
     queryKey: ['billing'],
     queryFn: () => invoke<Billing>('billing'),
+    // Back from Stripe, the plan changes when its event has been through the worker: asked every
+    // 2 s for a minute, then every 10 s for three more (an event retried after a failed attempt
+    // waits WEBHOOK_RETRY_BACKOFF_SECONDS first).
     refetchInterval: (q) =>
-      returned && returned !== 'cancelled' && q.state.dataUpdateCount < 30 ? 2000 : false,
+      !returned || returned === 'cancelled'
+        ? false
+        : q.state.dataUpdateCount < 30
+          ? 2000
+          : q.state.dataUpdateCount < 48
+            ? 10_000
+            : false,
   });
   const plan = billing.data?.plan;
   const shown = useRef(plan);
