@@ -118,6 +118,8 @@ describe('an event whose job is gone', () => {
     ]);
     await worker();
     await until(async () => (await eventRow(e.event_id))?.status === 'processed');
+    // The queue records the job done just after the run marked the event (under load, later).
+    await until(async () => (await jobState(e.jobId)) !== 'active');
     expect(await jobState(e.jobId)).toBe('completed');
     const [n] = await svc.services.db.query<{ n: number }>(
       'select count(*)::int as n from messages where provider_message_id = $1',
