@@ -17,9 +17,8 @@ import { serverLifecycle } from './platform/http/server-lifecycle.ts';
 import { createTokens } from './platform/jwt.ts';
 import { createLogger, flushAccessLines } from './platform/log.ts';
 import { openMail } from './platform/mail/dispatch.ts';
-import { collectDatabase, collectQueue } from './platform/metrics/collectors.ts';
+import { processMetrics } from './platform/metrics/collectors.ts';
 import { listenMetrics } from './platform/metrics/endpoint.ts';
-import { createMetrics } from './platform/metrics/metrics.ts';
 import { createPasswords } from './platform/passwords.ts';
 import { makePrivate, tightenTree } from './platform/private-dir.ts';
 import type { Queue } from './platform/queue/queue.ts';
@@ -125,9 +124,7 @@ export async function startService(
   const url = resolvePublicUrl(config, (server.address() as AddressInfo).port);
   lock?.setUrl(url);
 
-  const metrics = createMetrics();
-  collectDatabase(metrics, untraced);
-  collectQueue(metrics, untraced);
+  const metrics = processMetrics(untraced);
   let metricsListener: Awaited<ReturnType<typeof listenMetrics>> | undefined;
   let redis: Redis | undefined;
   let stopListening: (() => Promise<void>) | undefined;

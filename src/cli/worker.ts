@@ -4,9 +4,8 @@ import { startJobs } from '../jobs/index.ts';
 import type { Database } from '../platform/db/database.ts';
 import { migrate } from '../platform/db/migrate.ts';
 import { createLogger } from '../platform/log.ts';
-import { collectDatabase, collectQueue } from '../platform/metrics/collectors.ts';
+import { processMetrics } from '../platform/metrics/collectors.ts';
 import { listenMetrics } from '../platform/metrics/endpoint.ts';
-import { createMetrics } from '../platform/metrics/metrics.ts';
 import { loadSecrets } from '../platform/secrets.ts';
 import { openObjectStore } from '../platform/storage/open-store.ts';
 import { openForCommand } from './running-service.ts';
@@ -34,9 +33,7 @@ export async function startWorker(
     const mediaUrl = mediaUrlSigner({ secrets, publicUrl: resolvePublicUrl(config, config.port), now });
     const storage = await openObjectStore(config.storage);
     // A worker has no public port: its metrics (sends, publishes, webhook lag, queue) only on METRICS_PORT.
-    const metrics = createMetrics();
-    collectDatabase(metrics, db);
-    collectQueue(metrics, db);
+    const metrics = processMetrics(db);
     const queue = await startJobs(
       { config, db, log, now, secrets, mediaUrl, storage, metrics },
       { work: true },

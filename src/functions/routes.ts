@@ -1,3 +1,4 @@
+import { ACCOUNT_FUNCTIONS } from '../domain/account-state.ts';
 import { mcpRoutes } from '../mcp/route.ts';
 import { authenticate } from '../platform/http/authenticate.ts';
 import { meter } from '../platform/http/meter.ts';
@@ -65,18 +66,6 @@ const IN_ORGANIZATION = [
 ];
 
 /**
- * Counted against the daily quota but never refused by it: what an owner needs to see the plan
- * and usage and to upgrade, and to move between organizations (docs/decisions.md).
- */
-const ACCOUNT_STATE = new Set([
-  'agent-usage',
-  'billing',
-  'billing-checkout',
-  'billing-portal',
-  'organization-switch',
-]);
-
-/**
  * Functions that take a bearer token; agent-register, agent-auth and the webhook receivers
  * (verified by the provider's signature) are public and limit themselves.
  */
@@ -105,7 +94,7 @@ export function functionRoutes(s: Services) {
   const metered = meter(s);
   const countedOnly = meter(s, 'count');
   for (const name of SIGNED_IN)
-    app.use(`/${name}`, signedIn, ACCOUNT_STATE.has(name) ? countedOnly : metered);
+    app.use(`/${name}`, signedIn, ACCOUNT_FUNCTIONS.has(name) ? countedOnly : metered);
   for (const name of IN_ORGANIZATION) app.use(`/${name}`, requireOrganization());
   for (const r of [
     organizationCreate(s),

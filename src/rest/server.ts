@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ACCOUNT_TABLES } from '../domain/account-state.ts';
 import { AppError, errorBody } from '../platform/errors.ts';
 import { callerOf, knownCaller } from '../platform/http/authenticate.ts';
 import { JsonBody, refuseDeclaredTooLarge } from '../platform/http/body.ts';
@@ -108,12 +109,6 @@ const decoded = (segment: string) => {
     return segment;
   }
 };
-
-/**
- * Read, counted against the daily quota but never refused by it: the organization, its plan and
- * the caller's memberships (the organization picker), which an owner at the quota still needs.
- */
-const ACCOUNT_TABLES = new Set(['organizations', 'plans', 'organization_members']);
 
 async function answer(
   s: Services,

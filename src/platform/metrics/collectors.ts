@@ -1,6 +1,6 @@
 import type { Gauge } from 'prom-client';
 import type { Database } from '../db/database.ts';
-import type { Metrics } from './metrics.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
 
 /**
  * Gauges read at scrape time, so nothing is counted on the request's path: the database pool and
@@ -82,4 +82,12 @@ export function collectQueue(metrics: Metrics, db: Pick<Database, 'query'>): voi
     ['name'],
     fill((g, r) => g.set({ name: r.name }, Math.max(0, r.oldest ?? 0))),
   );
+}
+
+/** A process's metrics with its database's pool and the queue's gauges read at each scrape. */
+export function processMetrics(db: Database): Metrics {
+  const metrics = createMetrics();
+  collectDatabase(metrics, db);
+  collectQueue(metrics, db);
+  return metrics;
 }

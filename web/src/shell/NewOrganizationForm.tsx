@@ -1,8 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { invoke } from '../lib/api';
-import { browserCountry, countries } from '../lib/countries';
+import { browserCountry } from '../lib/countries';
 import { useSession } from '../lib/session';
+import { CountryOptions } from '../ui/CountryOptions';
 import { ErrorNote } from '../ui/ErrorNote';
 import { Field, Select } from '../ui/Field';
 
@@ -38,12 +39,7 @@ export function NewOrganizationForm({
     <form onSubmit={handleSubmit((f) => create.mutate(f))}>
       <Field label={label} required maxLength={200} {...register('name')} />
       <Select label="Country" {...register('country')}>
-        <option value="">Not set: phone numbers need their country code</option>
-        {countries().map((c) => (
-          <option key={c.code} value={c.code}>
-            {c.name}
-          </option>
-        ))}
+        <CountryOptions />
       </Select>
       <ErrorNote error={create.error} labels={{ name: label, country: 'Country' }} />
       <button type="submit" className="primary" disabled={create.isPending}>

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { must } from '../../lib/api';
-import { countries } from '../../lib/countries';
 import { supabase } from '../../lib/supabase';
+import { CountryOptions } from '../../ui/CountryOptions';
 import { ErrorNote } from '../../ui/ErrorNote';
 import { Select } from '../../ui/Field';
 
@@ -46,12 +46,7 @@ export function OrganizationCountry({ organizationId }: { organizationId: string
         }}
       >
         <Select label="Organization’s country" value={chosen} onChange={(e) => setChosen(e.target.value)}>
-          <option value="">Not set: phone numbers need their country code</option>
-          {countries().map((c) => (
-            <option key={c.code} value={c.code}>
-              {c.name}
-            </option>
-          ))}
+          <CountryOptions />
         </Select>
         <button type="submit" disabled={save.isPending || current.isPending}>
           Save country
