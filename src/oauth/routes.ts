@@ -22,6 +22,7 @@ import type { Limiter } from '../platform/rate-limit.ts';
 import { rateLimited } from '../platform/rate-limit.ts';
 import type { Services } from '../services.ts';
 import { authorizationServerMetadata, authorizationServerMetadataPath, OAUTH_PATHS } from './metadata.ts';
+import { describeOAuth } from './openapi.ts';
 
 // The OAuth 2.1 authorization server of the MCP endpoint (issue 31, docs/mcp-oauth.md): metadata,
 // registration, authorize (to the dashboard's consent page), the consent page's two calls, token
@@ -120,6 +121,7 @@ export function oauthRoutes(s: Services) {
     return url.toString();
   };
 
+  describeOAuth(app, authorizationServerMetadataPath(issuer));
   app.get(authorizationServerMetadataPath(issuer), (c) => {
     c.header('cache-control', 'public, max-age=3600');
     return c.json(authorizationServerMetadata(issuer), 200);

@@ -141,6 +141,13 @@ describe('platform behaviour', () => {
     // The recovery link is opened by a browser from a mail: no apikey, no bearer.
     expect(byPath('get /auth/v1/verify')?.security).toEqual([]);
     expect(byPath('post /auth/v1/verify')?.security).toEqual([{ apikey: [] }]);
+    // MCP sign-in: the client's calls are public, the consent page's carry the person's token.
+    expect(byPath('post /oauth/token')).toMatchObject({ operationId: 'postOauthToken', security: [] });
+    expect(byPath('get /oauth/authorize')?.security).toEqual([]);
+    expect(byPath('post /oauth/register')?.security).toEqual([]);
+    expect(byPath('post /oauth/revoke')?.security).toEqual([]);
+    expect(byPath('post /oauth/authorize/decision')?.security).toEqual([{ bearer: [] }]);
+    expect(byPath('get /.well-known/oauth-authorization-server')?.security).toEqual([]);
   });
 
   it('never writes passwords or tokens to the log', async () => {
