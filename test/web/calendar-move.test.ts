@@ -187,6 +187,10 @@ describeBrowser('the social calendar: thumbnails and moving posts', () => {
     await shows(dayOf(page, fri.heading).getByRole('link', { name: /15:45 Facebook · Scheduled Move me/ }));
     await eventually(() => scheduledAt(id)).toBe(fri.utc.toISOString());
     expect(await field.count()).toBe(0);
+    // Focus follows the post to its new day, on its Move button.
+    await eventually(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
+      'Move Move me by keys',
+    );
     await expectCleanPage(page);
 
     await page.reload();

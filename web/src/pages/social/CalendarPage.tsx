@@ -101,6 +101,8 @@ export function CalendarPage() {
         onSuccess: (after) => {
           setMoving(null);
           setMoved(`Moved to ${longDateTime(after.scheduled_at)}.`);
+          // The post is drawn again on its new day: focus goes to its Move button there.
+          setTimeout(() => document.querySelector<HTMLElement>(`[data-move-post="${post.id}"]`)?.focus());
         },
       },
     );

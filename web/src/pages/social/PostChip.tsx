@@ -44,6 +44,7 @@ export function PostChip({ post, thumb, onMove }: { post: Post; thumb?: string; 
         <button
           type="button"
           className="link chip-move"
+          data-move-post={post.id}
           onClick={onMove}
           aria-label={`Move ${excerpt(post)}`}
         >
