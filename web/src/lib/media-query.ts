@@ -1,4 +1,4 @@
-import { useSyncExternalStore } from 'react';
+import { useCallback, useSyncExternalStore } from 'react';
 
 /**
  * Whether a CSS media query matches now, re-rendering when it starts or stops matching. For the
@@ -6,12 +6,13 @@ import { useSyncExternalStore } from 'react';
  * is not shown is not rendered, so it fetches nothing.
  */
 export function useMediaQuery(query: string): boolean {
-  return useSyncExternalStore(
-    (changed) => {
+  const subscribe = useCallback(
+    (changed: () => void) => {
       const list = window.matchMedia(query);
       list.addEventListener('change', changed);
       return () => list.removeEventListener('change', changed);
     },
-    () => window.matchMedia(query).matches,
+    [query],
   );
+  return useSyncExternalStore(subscribe, () => window.matchMedia(query).matches);
 }
