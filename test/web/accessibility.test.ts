@@ -93,7 +93,8 @@ beforeAll(async () => {
     ['inventory', '/app/inventory', 'Inventory', 'Sourdough loaf'],
     ['an item', `/app/inventory/${item?.id}`, 'Sourdough loaf', 'Reserved'],
     ['the inbox', '/app/inbox', 'Inbox', 'Ana Souza'],
-    ['a conversation', `/app/inbox/${conversation}`, 'Ana Souza', 'Hello!'],
+    // The conversation opens inside the inbox (its name an h2 beside or instead of the list).
+    ['a conversation', `/app/inbox/${conversation}`, 'Inbox', 'Hello!'],
     ['the calendar', '/app/social', 'Social calendar', 'Fresh bread'],
     ['a new post', '/app/social/new', 'New post', 'Media'],
     ['a post', `/app/social/${post.json.id}`, 'Post', 'Fresh bread'],

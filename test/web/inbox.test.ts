@@ -154,7 +154,7 @@ describeBrowser('the inbox in the dashboard', () => {
       await expectCleanPage(page);
 
       // Read while open on screen, then resolved: the list shows both.
-      await page.getByLabel('Status').selectOption('resolved');
+      await page.getByLabel('Conversation status').selectOption('resolved');
       await eventually(async () => (await conversationRow(owner))?.status).toBe('resolved');
       expect((await conversationRow(owner))?.unread_count).toBe(0);
       await page.getByRole('link', { name: 'All conversations' }).click();

@@ -1,11 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
-import { Link, useParams } from 'react-router';
+import { Link, useLocation, useParams } from 'react-router';
 import { must } from '../../lib/api';
 import { ago } from '../../lib/format';
 import { useLive } from '../../lib/live';
 import { supabase } from '../../lib/supabase';
 import { ErrorNote } from '../../ui/ErrorNote';
-import { Loading, Page } from '../../ui/Page';
+import { Loading } from '../../ui/Page';
 import { CHANNEL_LABEL, type Conversation } from './inbox';
 import { ReplyBox } from './ReplyBox';
 import { Thread } from './Thread';
@@ -26,9 +26,18 @@ const nameOf = (c: ContactBits | null) =>
   (c && ([c.first_name, c.last_name].filter(Boolean).join(' ') || c.company || c.phone || c.email)) ||
   'Unknown contact';
 
-/** One conversation: who, on which channel, its messages and the reply box. */
+/**
+ * One conversation: who, on which channel, its messages and the reply box; the inbox's second pane
+ * (InboxPage.tsx), or the whole page on a phone, with the way back to the list.
+ */
 export function ConversationPage() {
   const id = useParams().id ?? '';
+  const { search } = useLocation();
+  const back = (
+    <Link to={{ pathname: '/app/inbox', search }} className="inbox-back">
+      All conversations
+    </Link>
+  );
   // Live too: a new inbound message moves last_inbound_at, which reopens the reply window.
   useLive([{ table: 'conversations', filter: `id=eq.${id}` }], ['inbox', 'conversation', id]);
   const conversation = useQuery({
@@ -45,20 +54,29 @@ export function ConversationPage() {
       ) as Row | null,
   });
 
-  if (conversation.isPending) return <Loading />;
+  if (conversation.isPending)
+    return (
+      <div className="inbox-thread-pane">
+        <Loading />
+      </div>
+    );
   const c = conversation.data;
   if (!c)
     return (
-      <Page title="Conversation">
+      <section className="inbox-thread-pane" aria-label="Conversation">
+        {back}
         <ErrorNote
           error={conversation.error ?? new Error('There is no such conversation in this organization')}
         />
-        <Link to="/app/inbox">Back to the inbox</Link>
-      </Page>
+      </section>
     );
   const full: Conversation = { ...c, contact: null, last_message: null };
   return (
-    <Page title={nameOf(c.contacts)} actions={<Link to="/app/inbox">All conversations</Link>}>
+    <section className="inbox-thread-pane" aria-labelledby="conversation-heading">
+      <header className="inbox-thread-header">
+        <h2 id="conversation-heading">{nameOf(c.contacts)}</h2>
+        {back}
+      </header>
       <p className="meta">
         <span className="badge">{CHANNEL_LABEL[c.channel]}</span> <span className="badge">{c.status}</span>
         {c.contacts?.phone && ` · ${c.contacts.phone}`} ·{' '}
@@ -69,6 +87,6 @@ export function ConversationPage() {
       <ErrorNote error={conversation.error} />
       <Thread conversationId={c.id} />
       <ReplyBox conversation={full} />
-    </Page>
+    </section>
   );
 }

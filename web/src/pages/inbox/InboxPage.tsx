@@ -1,8 +1,9 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Link } from 'react-router';
+import { Link, Outlet, useLocation, useParams } from 'react-router';
 import { invoke } from '../../lib/api';
 import { ago, dateTime } from '../../lib/format';
 import { useLive } from '../../lib/live';
+import { useMediaQuery } from '../../lib/media-query';
 import { useUrlFilters } from '../../lib/url-filters';
 import { ErrorNote } from '../../ui/ErrorNote';
 import { FilterSelect } from '../../ui/FilterSelect';
@@ -13,8 +14,42 @@ import './inbox.css';
 
 const PAGE_SIZE = 25;
 
-/** Conversations, newest activity first, filtered by channel and status (kept in the URL). */
+/**
+ * Wide enough for the list beside a thread: the navigation takes 14rem, the list 22rem, and a
+ * thread needs about 30rem for its bubbles and reply box (docs/decisions.md, "Inbox in two panes").
+ */
+export const TWO_PANES = '(min-width: 1024px)';
+
+/**
+ * The inbox: conversations, newest activity first, filtered by channel and status (kept in the
+ * URL), and the open one (/app/inbox/{id}, the outlet). A desktop shows both side by side; a
+ * phone shows the list, or the open conversation with a way back to it.
+ */
 export function InboxPage() {
+  const open = useParams().id;
+  const twoPanes = useMediaQuery(TWO_PANES);
+  return (
+    <Page title="Inbox">
+      <div className={twoPanes ? 'inbox-panes' : undefined}>
+        {(twoPanes || !open) && <ConversationsPane open={open} />}
+        <Outlet />
+      </div>
+    </Page>
+  );
+}
+
+/** The right-hand pane when no conversation is open (on a phone the list is the whole page). */
+export function NoneOpen() {
+  const twoPanes = useMediaQuery(TWO_PANES);
+  if (!twoPanes) return null;
+  return (
+    <div className="inbox-thread-pane inbox-none">
+      <p className="empty">Choose a conversation to read it and reply.</p>
+    </div>
+  );
+}
+
+function ConversationsPane({ open }: { open: string | undefined }) {
   const filters = useUrlFilters();
   const channel = filters.get('channel');
   const status = filters.get('status');
@@ -40,7 +75,7 @@ export function InboxPage() {
   const { set } = filters;
 
   return (
-    <Page title="Inbox">
+    <section className="inbox-list-pane" aria-label="Conversations">
       <search className="filters">
         <FilterSelect
           label="Channel"
@@ -71,7 +106,7 @@ export function InboxPage() {
         <Loading />
       ) : (
         <>
-          <ConversationList rows={list.data?.data ?? []} />
+          <ConversationList rows={list.data?.data ?? []} open={open} />
           <Pager
             page={page}
             pageSize={PAGE_SIZE}
@@ -80,11 +115,13 @@ export function InboxPage() {
           />
         </>
       )}
-    </Page>
+    </section>
   );
 }
 
-function ConversationList({ rows }: { rows: Conversation[] }) {
+function ConversationList({ rows, open }: { rows: Conversation[]; open: string | undefined }) {
+  // The filters go along to the conversation and back: the list beside it stays the same.
+  const { search } = useLocation();
   if (rows.length === 0)
     return (
       <p className="empty">
@@ -93,11 +130,20 @@ function ConversationList({ rows }: { rows: Conversation[] }) {
       </p>
     );
   return (
-    <ul className="plain inbox-list" aria-label="Conversations">
+    <ul className="plain inbox-list">
       {rows.map((c) => (
-        <li key={c.id} className={c.unread_count > 0 ? 'unread' : undefined}>
+        <li
+          key={c.id}
+          className={
+            [c.unread_count > 0 ? 'unread' : '', c.id === open ? 'open' : ''].join(' ').trim() || undefined
+          }
+        >
           <div className="inbox-row">
-            <Link to={`/app/inbox/${c.id}`} className="inbox-name">
+            <Link
+              to={{ pathname: `/app/inbox/${c.id}`, search }}
+              className="inbox-name"
+              aria-current={c.id === open ? 'page' : undefined}
+            >
               {c.contact?.name ?? 'Unknown contact'}
             </Link>
             <span className="badge">{CHANNEL_LABEL[c.channel]}</span>

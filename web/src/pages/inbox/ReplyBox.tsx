@@ -25,7 +25,7 @@ export function ReplyBox({ conversation }: { conversation: Conversation }) {
   const win = replyWindow(conversation.channel, conversation.last_inbound_at, now);
   return (
     <section className="panel reply" aria-labelledby="reply-heading">
-      <h2 id="reply-heading">Reply</h2>
+      <h3 id="reply-heading">Reply</h3>
       {win.free ? (
         <p className="hint">
           {win.tagged
@@ -43,7 +43,7 @@ export function ReplyBox({ conversation }: { conversation: Conversation }) {
           )
         : win.templates && (
             <>
-              <h3>Send an approved template</h3>
+              <h4>Send an approved template</h4>
               <TemplateForm conversation={conversation} />
             </>
           )}

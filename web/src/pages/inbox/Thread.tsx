@@ -34,9 +34,9 @@ export function Thread({ conversationId }: { conversationId: string }) {
   const ordered = inOrder(data);
   return (
     <section aria-labelledby="thread-heading" className="thread">
-      <h2 id="thread-heading" className="visually-hidden">
+      <h3 id="thread-heading" className="visually-hidden">
         Messages
-      </h2>
+      </h3>
       <ErrorNote error={messages.error} />
       {page < pagination.total_pages && (
         <button type="button" className="link" onClick={() => setPage(page + 1)}>

@@ -25,7 +25,7 @@ export function Triage({ id, status, unread }: { id: string; status: string; unr
   return (
     <div className="triage">
       <label>
-        Status{' '}
+        Conversation status{' '}
         <select value={status} disabled={isPending} onChange={(e) => mutate({ status: e.target.value })}>
           {STATUSES.map((s) => (
             <option key={s} value={s}>

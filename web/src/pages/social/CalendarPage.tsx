@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { ApiError } from '../../lib/api';
 import { canManage } from '../../lib/claims';
@@ -9,8 +9,22 @@ import { ErrorNote } from '../../ui/ErrorNote';
 import { Loading, Page } from '../../ui/Page';
 import { CalendarGrid } from './CalendarGrid';
 import { DraftsList } from './DraftsList';
+import { MoveForm } from './MoveForm';
 import { calendarAt, calendarPosts, PLATFORM_LABEL, type Post, STATUS_LABEL, STATUSES } from './post';
-import { anchorOf, dayKey, step, timeZone, type View, viewRange, viewTitle } from './time';
+import { useMovePost } from './save';
+import { useThumbnails } from './thumbnails';
+import {
+  anchorOf,
+  dayKey,
+  inZone,
+  longDateTime,
+  onDay,
+  step,
+  timeZone,
+  type View,
+  viewRange,
+  viewTitle,
+} from './time';
 import './social.css';
 
 /** The one way to connect, for those who may; the others are told who can. */
@@ -61,13 +75,44 @@ export function CalendarPage() {
     queryFn: () => calendarPosts(from, to, tz),
     placeholderData: keepPreviousData,
   });
+  const move = useMovePost();
+  const [moving, setMoving] = useState<Post | null>(null);
+  const [moved, setMoved] = useState('');
+  // A post on its way to another day shows there at once; a refusal puts it back.
+  const going = move.isPending ? move.variables : undefined;
   const byDay = useMemo(() => {
     const map = new Map<string, Post[]>();
-    for (const { day, post } of calendar.data ?? []) map.set(day, [...(map.get(day) ?? []), post]);
+    for (const entry of calendar.data ?? []) {
+      const to = going?.post.id === entry.post.id ? going.at : null;
+      const post = to ? { ...entry.post, scheduled_at: to } : entry.post;
+      const day = to ? dayKey(inZone(to)) : entry.day;
+      map.set(day, [...(map.get(day) ?? []), post]);
+    }
     for (const list of map.values())
       list.sort((a, b) => Date.parse(calendarAt(a) ?? '') - Date.parse(calendarAt(b) ?? ''));
     return map;
-  }, [calendar.data]);
+  }, [calendar.data, going]);
+  const thumbs = useThumbnails((calendar.data ?? []).map((e) => e.post));
+  const moveTo = (post: Post, at: string) => {
+    setMoved('');
+    move.mutate(
+      { post, at },
+      {
+        onSuccess: (after) => {
+          setMoving(null);
+          setMoved(`Moved to ${longDateTime(after.scheduled_at)}.`);
+          // The post is drawn again on its new day: focus goes to its Move button there.
+          setTimeout(() => document.querySelector<HTMLElement>(`[data-move-post="${post.id}"]`)?.focus());
+        },
+      },
+    );
+  };
+  const dropOn = (id: string, day: string) => {
+    const post = calendar.data?.find((e) => e.post.id === id)?.post;
+    if (!post?.scheduled_at) return;
+    const at = onDay(post.scheduled_at, day);
+    if (at !== new Date(post.scheduled_at).toISOString()) moveTo(post, at);
+  };
   const go = (next: { view?: View; day?: string }) => {
     const p = new URLSearchParams(params);
     if (next.view) p.set('view', next.view);
@@ -131,12 +176,40 @@ export function CalendarPage() {
         </span>
       </p>
       {unconnected ? <ConnectFirst /> : needsPlan ? <PlanFirst /> : <ErrorNote error={calendar.error} />}
+      <p className="visually-hidden" role="status">
+        {moved}
+      </p>
+      <ErrorNote error={move.error} labels={{ scheduled_at: 'New day and time' }} />
+      {moving && (
+        <MoveForm
+          post={moving}
+          pending={move.isPending}
+          onMove={(at) => moveTo(moving, at)}
+          onClose={() => {
+            setMoving(null);
+            move.reset();
+          }}
+        />
+      )}
       <div className="social-layout">
         <section aria-label="Calendar">
           {calendar.isPending ? (
             <Loading />
           ) : (
-            !refused && <CalendarGrid view={view} anchor={anchor} days={days} posts={byDay} />
+            !refused && (
+              <CalendarGrid
+                view={view}
+                anchor={anchor}
+                days={days}
+                posts={byDay}
+                thumbs={thumbs}
+                onMove={(p) => {
+                  move.reset();
+                  setMoving(p);
+                }}
+                onDrop={dropOn}
+              />
+            )
           )}
         </section>
         {!refused && !unconnected && <DraftsList />}

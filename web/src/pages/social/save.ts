@@ -3,7 +3,7 @@ import { useNavigate } from 'react-router';
 import { ApiError } from '../../lib/api';
 import { useClaims } from '../../lib/session';
 import type { Intent, PostInput } from './PostForm';
-import { type Account, createPost, type Post, type PostWrite, updatePost } from './post';
+import { type Account, createPost, type Post, type PostWrite, STATUS_LABEL, updatePost } from './post';
 import { isoToLocalInput, localInputToIso } from './time';
 import { stageFiles, unstage } from './uploads';
 
@@ -64,5 +64,26 @@ export function useSavePost(accounts: Account[], before?: Post) {
       await queries.invalidateQueries({ queryKey: ['social'] });
       navigate(`/app/social/${post.id}`);
     },
+  });
+}
+
+/**
+ * Moving a scheduled post on the calendar (dragged to another day, or Move's day and time): the
+ * same write as editing its Publish at, so the service's rules decide (only a scheduled post has a
+ * time to change; a time must be ahead). The two a person trips most are said before asking.
+ */
+export function useMovePost() {
+  const queries = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ post, at }: { post: Post; at: string }) => {
+      if (post.status !== 'scheduled')
+        throw new ApiError(
+          `A ${STATUS_LABEL[post.status].toLowerCase()} post keeps its time: only scheduled posts can move.`,
+        );
+      if (Date.parse(at) <= Date.now())
+        throw new ApiError('That time has already passed: choose a later day or time to move the post to.');
+      return await updatePost(post.id, { scheduled_at: at });
+    },
+    onSettled: () => queries.invalidateQueries({ queryKey: ['social'] }),
   });
 }

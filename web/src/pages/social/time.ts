@@ -76,3 +76,10 @@ export function localInputToIso(value: string): string | undefined {
 /** An instant as the value of a datetime-local input in the person's zone. */
 export const isoToLocalInput = (iso: string | null | undefined) =>
   iso ? format(inZone(iso), "yyyy-MM-dd'T'HH:mm") : '';
+
+/** The same wall-clock time as `iso` in the person's zone, on `day` (`yyyy-MM-dd`), in UTC. */
+export function onDay(iso: string, day: string): string {
+  const was = inZone(iso);
+  const [y = 0, m = 1, d = 1] = day.split('-').map(Number);
+  return utc(new TZDate(y, m - 1, d, was.getHours(), was.getMinutes(), timeZone()));
+}
