@@ -10,9 +10,8 @@ let channels = 0;
 /**
  * Keeps the queries under `queryKey` fresh from /realtime/v1 (docs/realtime.md) instead of
  * polling: any change of the bound tables the person may read marks them stale, and react-query
- * fetches those on screen again. Each time the channel is subscribed (first, and again after a
- * lost connection) they are marked stale too: what was written before the subscription, or while
- * the socket was away, was not pushed.
+ * fetches those on screen again. When the channel is subscribed, what was read before it (or
+ * while the socket was away) is marked stale too: changes written then were not pushed.
  */
 export function useLive(bindings: Live[], queryKey: QueryKey) {
   const queries = useQueryClient();
@@ -27,8 +26,19 @@ export function useLive(bindings: Live[], queryKey: QueryKey) {
         { event: '*', schema: 'public', table: b.table, ...(b.filter ? { filter: b.filter } : {}) },
         stale,
       );
+    // The first join: what this view read before it opened (the cache) is read again; a read
+    // under way or done since began with the view, as new as the join give or take the instant
+    // the join takes, so it is not sent twice. Every later join follows a lost connection: all again.
+    const opened = Date.now();
+    let joined = false;
     channel.subscribe((status) => {
-      if (status === 'SUBSCRIBED') stale();
+      if (status !== 'SUBSCRIBED') return;
+      if (joined) return void stale();
+      joined = true;
+      queries.invalidateQueries({
+        queryKey,
+        predicate: (q) => q.state.fetchStatus !== 'fetching' && q.state.dataUpdatedAt < opened,
+      });
     });
     return () => {
       supabase.removeChannel(channel);
