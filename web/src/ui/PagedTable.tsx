@@ -1,5 +1,5 @@
 import type { ColumnDef } from '@tanstack/react-table';
-import { DataTable } from './DataTable';
+import { DataTable, type Sorting } from './DataTable';
 import { ErrorNote } from './ErrorNote';
 import { Loading } from './Page';
 import { Pager } from './Pager';
@@ -30,6 +30,7 @@ export function PagedTable<T>({
   columns: ColumnDef<T, any>[];
   caption: string;
   empty?: string;
+  sorting?: Sorting;
 }) {
   return (
     <>
