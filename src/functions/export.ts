@@ -11,7 +11,9 @@ const route = createRoute({
     `Takes the query string \`GET /rest/v1/{table}\` takes — filters, \`or\`/\`and\`, \`select\` with embeds, \`order\` — and answers every matching row, not one page: the REST page cap (100) does not apply, and the whole file is one call against the day's quota. Tables: ${Object.keys(EXPORT_SORTS).join(', ')}.`,
     `\`order\` is one column of ${Object.entries(EXPORT_SORTS)
       .map(([t, cols]) => `${t} (${cols.join(', ')})`)
-      .join(', ')}, \`.asc\` or \`.desc\` (nulls last ascending, first descending, as PostgreSQL orders them); the default is \`created_at.desc\`. \`limit\` and \`offset\` are refused.`,
+      .join(
+        ', ',
+      )}, \`.asc\` or \`.desc\` (nulls last ascending, first descending, as PostgreSQL orders them); the default is \`created_at.desc\`. \`limit\` and \`offset\` are refused.`,
     `Read in batches of ${BATCH} rows on (column, id) under the caller's own row-level security, streamed as it is read. At most ${EXPORT_MAX_ROWS.toLocaleString('en')} rows: more is 413 \`export_too_large\` before anything is sent.`,
     `The file: UTF-8 with a byte order mark, the header row, then each row as \`Accept: text/csv\` writes it (PostgreSQL's record text: a value with a comma, quote or space in double quotes, NULL empty, an embed as its JSON). A text cell that begins with = + - @, a tab or a carriage return has an apostrophe put before it, so a spreadsheet shows it and runs no formula (OWASP, CSV injection).`,
   ].join('\n\n'),

@@ -54,7 +54,12 @@ function sortOf(order: ReadQuery['order'], allowed: readonly string[]): Sort {
   return { column: first.column, descending: first.descending };
 }
 
-const cond = (column: string, op: 'gt' | 'gte' | 'lt' | 'lte' | 'is', value: string, negate = false): Filter => ({
+const cond = (
+  column: string,
+  op: 'gt' | 'gte' | 'lt' | 'lte' | 'is',
+  value: string,
+  negate = false,
+): Filter => ({
   kind: 'cond',
   column,
   op,
@@ -76,7 +81,10 @@ function segments(sort: Sort, nullable: boolean, c: Cursor | null): Filter[][] {
     cond(column, beyond, v),
     { kind: 'logic', op: 'or', negate: false, items: [cond(column, after, v), cond('id', after, id)] },
   ];
-  const nulls = (id: string | null): Filter[] => [cond(column, 'is', 'null'), ...(id ? [cond('id', after, id)] : [])];
+  const nulls = (id: string | null): Filter[] => [
+    cond(column, 'is', 'null'),
+    ...(id ? [cond('id', after, id)] : []),
+  ];
   if (!nullable) return [values(c.value as string, c.id)];
   if (!descending) return c.value === null ? [nulls(c.id)] : [values(c.value, c.id), nulls(null)];
   return c.value === null ? [nulls(c.id), [cond(column, 'is', 'null', true)]] : [values(c.value, c.id)];
@@ -192,4 +200,3 @@ export async function exportCsv(
   }
   return { filename: `${table}-${today.toISOString().slice(0, 10)}.csv`, rows: total, chunks: chunks() };
 }
-

@@ -57,7 +57,9 @@ describe('GET /functions/v1/export/<table>', () => {
     const res = await exportOf('contacts?select=first_name,email&tags=cs.{even}&order=first_name.asc');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=present');
-    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="contacts-\d{4}-\d{2}-\d{2}\.csv"$/);
+    expect(res.headers.get('content-disposition')).toMatch(
+      /^attachment; filename="contacts-\d{4}-\d{2}-\d{2}\.csv"$/,
+    );
     expect(res.headers.get('x-total-count')).toBe('625');
     const lines = await linesOf(res);
     expect(lines[0]).toBe('first_name,email');
@@ -95,7 +97,9 @@ describe('GET /functions/v1/export/<table>', () => {
   it('never holds another organization’s rows', async () => {
     const mine = (await linesOf(await exportOf('contacts?select=first_name'))).join('\n');
     expect(mine).not.toContain('Theirs');
-    const theirs = await linesOf(await exportOf('contacts?select=first_name,last_name', stranger.access_token));
+    const theirs = await linesOf(
+      await exportOf('contacts?select=first_name,last_name', stranger.access_token),
+    );
     expect(theirs).toEqual(['first_name,last_name', 'Theirs,Stranger']);
   });
 
@@ -120,7 +124,9 @@ describe('GET /functions/v1/export/<table>', () => {
         [orgOf(owner)],
       ),
     );
-    const lines = await linesOf(await exportOf('orders?select=order_number,customer_name,total&order=total.asc'));
+    const lines = await linesOf(
+      await exportOf('orders?select=order_number,customer_name,total&order=total.asc'),
+    );
     // The number is the service's own (ORD- and digits), the total the sum of the lines.
     expect(lines).toEqual(['order_number,customer_name,total', "ORD-000001,'-Refund,0.00"]);
   });

@@ -18,7 +18,9 @@ const CREATED: SortKind = { kind: 'time', nullable: false };
 export const sortText = (s: Sort) => `${s.column}.${s.descending ? 'desc' : 'asc'}`;
 export function parseSort(text: string, allowed: readonly string[]): Sort | null {
   const m = /^([a-z_]+)\.(asc|desc)$/.exec(text);
-  return m && allowed.includes(m[1] as string) ? { column: m[1] as string, descending: m[2] === 'desc' } : null;
+  return m && allowed.includes(m[1] as string)
+    ? { column: m[1] as string, descending: m[2] === 'desc' }
+    : null;
 }
 
 /** Where a page starts: after the row with this sort value (null: a row without one) and id. */
@@ -65,8 +67,7 @@ export function parseCursor(text: string, kind: SortKind = CREATED): Cursor | nu
 }
 
 /** Whether `text` is a cursor of any list (the URL keeps its page number only then). */
-export const isCursor = (text: string) =>
-  parseCursor(text, { kind: 'text', nullable: true }) !== null;
+export const isCursor = (text: string) => parseCursor(text, { kind: 'text', nullable: true }) !== null;
 
 /** The filters of a postgrest-js query that a cursor adds (every builder has them). */
 export interface Bounded<Q> {
@@ -94,11 +95,7 @@ export type Segment<Q> = { filter(q: Q): Q; order: { column: string; ascending: 
 // Quoted inside or=(…): a backslash and a double quote escaped, as PostgREST reads them.
 const quoted = (v: string) => `"${v.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
 
-export function segments<Q extends Bounded<Q>>(
-  sort: Sort,
-  kind: SortKind,
-  c: Cursor | null,
-): Segment<Q>[] {
+export function segments<Q extends Bounded<Q>>(sort: Sort, kind: SortKind, c: Cursor | null): Segment<Q>[] {
   const { column, descending } = sort;
   const ascending = !descending;
   const order = [

@@ -1,15 +1,5 @@
 import { type ColumnDef, flexRender, getCoreRowModel, useReactTable } from '@tanstack/react-table';
-import type { Sort } from '../lib/keyset';
-
-/**
- * Headers a list can be sorted by: the table column's id → the database column it sorts and the
- * direction a first click asks for (A→Z for words, newest or largest first for times and sums).
- */
-export type Sorting = {
-  by: Record<string, { column: string; first: 'asc' | 'desc' }>;
-  current: Sort;
-  onSort(next: Sort): void;
-};
+import type { Sorting } from '../lib/list-sort';
 
 /**
  * A table of rows; on narrow screens CSS lays each row out as a card (data-label on cells), and

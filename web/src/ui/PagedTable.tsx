@@ -1,5 +1,6 @@
 import type { ColumnDef } from '@tanstack/react-table';
-import { DataTable, type Sorting } from './DataTable';
+import type { Sorting } from '../lib/list-sort';
+import { DataTable } from './DataTable';
 import { ErrorNote } from './ErrorNote';
 import { Loading } from './Page';
 import { Pager } from './Pager';
