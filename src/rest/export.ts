@@ -54,12 +54,7 @@ function sortOf(order: ReadQuery['order'], allowed: readonly string[]): Sort {
   return { column: first.column, descending: first.descending };
 }
 
-const cond = (
-  column: string,
-  op: 'gt' | 'gte' | 'lt' | 'lte' | 'is',
-  value: string,
-  negate = false,
-): Filter => ({
+const cond = (column: string, op: 'eq' | 'gt' | 'lt' | 'is', value: string, negate = false): Filter => ({
   kind: 'cond',
   column,
   op,
@@ -68,26 +63,28 @@ const cond = (
 });
 
 /**
- * The reads that continue after `c`, as web/src/lib/keyset.ts makes them for a page (the same
- * rule, on the server): ascending, the rows with a value and then the nulls (nulls last);
- * descending, the nulls and then the values. Each is a range of the index, never an `or` holding
- * `is null`, which would be a filter over every row before the cursor.
+ * The reads that continue after `c`, each one range of the index (organization_id, column, id):
+ * the rest of the cursor's own value (`column = v and id > c.id`), then the values past it, then
+ * (ascending: nulls last) the rows without one; descending, the mirror (nulls first). A page of
+ * the dashboard says it in one request as `column >= v and (column > v or id > c.id)`
+ * (web/src/lib/keyset.ts), whose `or` is a filter over the rows that share the cursor's value; a
+ * batch of an export is not a call against the quota, so it takes the exact ranges, however many
+ * rows share a value. Never an `or` holding `is null`: a filter over every row before the cursor.
  */
 function segments(sort: Sort, nullable: boolean, c: Cursor | null): Filter[][] {
   const { column, descending } = sort;
   if (!c) return [[]];
-  const [after, beyond] = descending ? (['lt', 'lte'] as const) : (['gt', 'gte'] as const);
-  const values = (v: string, id: string): Filter[] => [
-    cond(column, beyond, v),
-    { kind: 'logic', op: 'or', negate: false, items: [cond(column, after, v), cond('id', after, id)] },
-  ];
+  const after = descending ? 'lt' : 'gt';
   const nulls = (id: string | null): Filter[] => [
     cond(column, 'is', 'null'),
     ...(id ? [cond('id', after, id)] : []),
   ];
-  if (!nullable) return [values(c.value as string, c.id)];
-  if (!descending) return c.value === null ? [nulls(c.id)] : [values(c.value, c.id), nulls(null)];
-  return c.value === null ? [nulls(c.id), [cond(column, 'is', 'null', true)]] : [values(c.value, c.id)];
+  if (c.value === null) return descending ? [nulls(c.id), [cond(column, 'is', 'null', true)]] : [nulls(c.id)];
+  const values: Filter[][] = [
+    [cond(column, 'eq', c.value), cond('id', after, c.id)],
+    [cond(column, after, c.value)],
+  ];
+  return nullable && !descending ? [...values, nulls(null)] : values;
 }
 
 /** A header cell: neutralized like the text cells (an alias is chosen by the caller), quoted when it must be. */

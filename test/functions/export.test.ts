@@ -180,4 +180,23 @@ describe('GET /functions/v1/export/<table>', () => {
     expect(other.status).toBe(404);
     expect(await other.json()).toMatchObject({ error: 'not_found', details: { table: 'plans' } });
   });
+  it('exports rows that share the sort value each once, across batches', async () => {
+    // Run last: it gives the other organization 1,100 more contacts, all named alike.
+    await svc.services.db.asPrincipal(SERVICE, (tx) =>
+      tx.query(
+        `insert into public.contacts (organization_id, first_name, created_at)
+         select $1::uuid, 'Same', now() - (i % 3 || ' seconds')::interval from generate_series(1, 1100) i`,
+        [orgOf(stranger)],
+      ),
+    );
+    for (const order of ['first_name.asc', 'first_name.desc', 'created_at.asc']) {
+      const rows = (
+        await linesOf(await exportOf(`contacts?select=id,first_name&order=${order}`, stranger.access_token))
+      )
+        .slice(1)
+        .map((l) => l.split(','));
+      expect(rows, order).toHaveLength(1101);
+      expect(new Set(rows.map(([id]) => id)).size, order).toBe(1101);
+    }
+  });
 });

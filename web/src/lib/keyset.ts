@@ -33,7 +33,7 @@ type Keyed = { id: string | number; [column: string]: unknown };
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}(:?\d{2})?)$/;
 const NUMBER = /^-?\d{1,20}(\.\d{1,10})?$/;
 const ID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{1,19})$/i;
-const VALUE = { time: TIMESTAMP, number: NUMBER, text: /^[^]{0,1000}$/ };
+const VALUE = { time: TIMESTAMP, number: NUMBER, text: /^[\s\S]{0,1000}$/ };
 
 /**
  * The cursor as the URL's `after` carries it. Newest first it stays `<created_at>,<id>` (links
