@@ -151,6 +151,15 @@ describe('GET /functions/v1/export/<table>', () => {
     expect(await used()).toBe(before + 2);
   });
 
+  it('is described in the OpenAPI document the service serves', async () => {
+    const doc = (await (await fetch(`${svc.url}/openapi.json`)).json()) as {
+      paths: Record<string, { get?: { responses: Record<string, { content?: Record<string, unknown> }> } }>;
+    };
+    const op = doc.paths['/functions/v1/export/{table}']?.get;
+    expect(op?.responses['200']?.content).toHaveProperty(['text/csv']);
+    expect(Object.keys(op?.responses ?? {})).toEqual(expect.arrayContaining(['400', '401', '404', '413']));
+  });
+
   it('refuses without a token: 401', async () => {
     const res = await exportOf('contacts?select=id', null);
     expect(res.status).toBe(401);
