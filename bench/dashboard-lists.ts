@@ -7,7 +7,7 @@
 // EXPLAIN ANALYZE, as the owner under RLS, of the statement each keyset page sends, to show the
 // cursor is an index condition (the scan starts at it) and not a filter over the rows it skips.
 // Sorted by a header (issue 30 §3): the same pages in another order (contacts by first name, 20
-// names of 5,000 rows each, and by email; orders by total), keyset on (column, id) against the
+// names of 5,000 rows each, and by email; orders by number), keyset on (column, id) against the
 // offset page in that order; and the export of every contact in one request
 // (/functions/v1/export/contacts) against reading them through /rest/v1 at 100 rows a request.
 //   node --import tsx bench/dashboard-lists.ts   (BENCH_DATABASE_URL: the PostgreSQL server, as bench/scale.ts)
@@ -39,7 +39,7 @@ type Cursor = { created_at: string; id: string };
 const SORTED = [
   { table: 'contacts', column: 'first_name', descending: false, label: 'contacts by name, A→Z' },
   { table: 'contacts', column: 'email', descending: false, label: 'contacts by email, A→Z' },
-  { table: 'orders', column: 'total', descending: true, label: 'orders by total, largest first' },
+  { table: 'orders', column: 'order_number', descending: true, label: 'orders by number, last first' },
 ] as const;
 
 /** What web/src/lib/keyset.ts sends after a row of a sorted page (values only: the seed has no nulls there). */
@@ -86,11 +86,6 @@ async function seedMore(url: string, org: string) {
        select $1, 'sk_live_ab', '10.0.0.' || (g % 200), 'failure', 'unknown key', now() - ((g / 10) || ' seconds')::interval
          from generate_series(1, $2::int) g`,
       [org, TENANT_ROWS],
-    );
-    // Totals spread over 100,000 cents-values (the seed's are all 20): an order by total has few ties.
-    await client.query(
-      `update public.orders set total = (abs(hashtext(id::text)) % 100000) / 100.0 where organization_id = $1`,
-      [org],
     );
     await client.query('set session_replication_role = origin');
     await client.query('vacuum analyze');

@@ -125,7 +125,7 @@ describe('GET /functions/v1/export/<table>', () => {
       ),
     );
     const lines = await linesOf(
-      await exportOf('orders?select=order_number,customer_name,total&order=total.asc'),
+      await exportOf('orders?select=order_number,customer_name,total&order=order_number.asc'),
     );
     // The number is the service's own (ORD- and digits), the total the sum of the lines.
     expect(lines).toEqual(['order_number,customer_name,total', "ORD-000001,'-Refund,0.00"]);

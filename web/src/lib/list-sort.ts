@@ -6,7 +6,7 @@ export type SortColumn = SortKind & { header: string; first: 'asc' | 'desc' };
 
 /**
  * Headers a list can be sorted by: the table column's id → the database column it sorts and the
- * direction a first click asks for (A→Z for words, newest or largest first for times and sums).
+ * direction a first click asks for (A→Z for words, newest first for times and order numbers).
  */
 export type Sorting = {
   by: Record<string, { column: string; first: 'asc' | 'desc' }>;
