@@ -103,6 +103,17 @@ describeBrowser('sorting the big lists by a header, and exporting them', () => {
     await eventually(emails).toEqual(withEmail.slice(0, 25));
     await pager(page).getByRole('button', { name: 'Next' }).click();
     await eventually(emails).toEqual([...withEmail.slice(25), ...Array(10).fill('—')]);
+    // A shared link to that page (no cursors of the pages before it): Previous finds page 1.
+    const link = page.url();
+    const other = await context.newPage();
+    await other.goto(link);
+    await shows(pager(other as TestPage).getByText('Page 2 of 2'));
+    await pager(other as TestPage)
+      .getByRole('button', { name: 'Previous' })
+      .click();
+    await shows(pager(other as TestPage).getByText('Page 1 of 2'));
+    await eventually(() => column(other as TestPage, 'Contacts', 2)).toEqual(withEmail.slice(0, 25));
+    await other.close();
     await expectCleanPage(page);
     await context.close();
   });
