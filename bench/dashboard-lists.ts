@@ -6,6 +6,10 @@
 // pair is sent one request at a time, interleaved (which goes first alternates), medians. Then
 // EXPLAIN ANALYZE, as the owner under RLS, of the statement each keyset page sends, to show the
 // cursor is an index condition (the scan starts at it) and not a filter over the rows it skips.
+// Sorted by a header (issue 30 §3): the same pages in another order (contacts by first name, 20
+// names of 5,000 rows each, and by email; orders by number), keyset on (column, id) against the
+// offset page in that order; and the export of every contact in one request
+// (/functions/v1/export/contacts) against reading them through /rest/v1 at 100 rows a request.
 //   node --import tsx bench/dashboard-lists.ts   (BENCH_DATABASE_URL: the PostgreSQL server, as bench/scale.ts)
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -27,7 +31,23 @@ const WARMUP = 3;
 const PAGE = 25;
 const DEEP = Math.floor(TENANT_ROWS * 0.9);
 
+const EXPORT_ROUNDS = Number(process.env.BENCH_EXPORT_ROUNDS ?? 5);
+
 type Cursor = { created_at: string; id: string };
+
+/** The orders a header gives (web/src/pages/…, SORTS), each on an index (organization_id, column, id). */
+const SORTED = [
+  { table: 'contacts', column: 'first_name', descending: false, label: 'contacts by name, A→Z' },
+  { table: 'contacts', column: 'email', descending: false, label: 'contacts by email, A→Z' },
+  { table: 'orders', column: 'order_number', descending: true, label: 'orders by number, last first' },
+] as const;
+
+/** What web/src/lib/keyset.ts sends after a row of a sorted page (values only: the seed has no nulls there). */
+const sortedKeyset = (column: string, descending: boolean, c: { v: string; id: string }) => {
+  const [range, strict] = descending ? ['lte', 'lt'] : ['gte', 'gt'];
+  const v = c.v.replaceAll('\\', '\\\\').replaceAll('"', '\\"');
+  return `${column}=${range}.${encodeURIComponent(c.v)}&or=${encodeURIComponent(`(${column}.${strict}."${v}",id.${strict}.${c.id})`)}`;
+};
 type Info = { url: string; anonKey: string; tenant: BigTenant; seconds: number };
 
 /** What each list page selects and how its rows are keyed (web/src/pages/…). */
@@ -81,14 +101,19 @@ async function time(send: () => Promise<unknown>) {
 }
 
 /** Both sides' medians over interleaved rounds, and their ratio. */
-async function pair(label: string, before: () => Promise<unknown>, after: () => Promise<unknown>) {
-  for (let i = 0; i < WARMUP; i++) {
+async function pair(
+  label: string,
+  before: () => Promise<unknown>,
+  after: () => Promise<unknown>,
+  rounds = ROUNDS,
+) {
+  for (let i = 0; i < Math.min(WARMUP, rounds); i++) {
     await time(before);
     await time(after);
   }
   const tb: number[] = [];
   const ta: number[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
+  for (let i = 0; i < rounds; i++) {
     if (i % 2 === 0) {
       tb.push(await time(before));
       ta.push(await time(after));
@@ -183,6 +208,80 @@ await withScratchDatabase('lists', async (url) => {
     for (const [label, before, after] of pairs) lines.push(await pair(label, before, after));
     console.log(`\nload average ${load()}`);
 
+    // Sorted by a header: keyset on (column, id) against the offset page in the same order.
+    console.log(
+      `\nSorted (issue 30 §3), load average ${load()}\n\n| page | offset | keyset (column, id) | keyset/offset |\n|---|---|---|---|`,
+    );
+    const sortedCursors = new Map<string, { v: string; id: string }>();
+    for (const { table, column, descending } of SORTED) {
+      for (const at of [PAGE, DEEP]) {
+        const dir = descending ? 'desc' : 'asc';
+        const [row] = await db.query<{ v: string; id: string }>(
+          `select to_json(${column}) #>> '{}' as v, id::text from public.${table}
+            where organization_id = $1 order by ${column} ${dir}, id ${dir} offset $2 limit 1`,
+          [org, at - 1],
+        );
+        if (row) sortedCursors.set(`${table} ${column} ${at}`, row);
+      }
+    }
+    const sortedPairs: typeof pairs = [];
+    for (const { table, column, descending, label } of SORTED) {
+      const { select } = LISTS.find((l) => l.table === table) as (typeof LISTS)[number];
+      const dir = descending ? 'desc' : 'asc';
+      const base = `${table}?select=${select}&order=${column}.${dir},id.${dir}`;
+      for (const [where, at] of [
+        ['second page', PAGE],
+        [`page at row ${DEEP.toLocaleString('en')}`, DEEP],
+      ] as const) {
+        const c = sortedCursors.get(`${table} ${column} ${at}`) as { v: string; id: string };
+        sortedPairs.push([
+          `${label}: ${where}`,
+          rest(`${base}&offset=${at}&limit=${PAGE}`),
+          rest(`${base}&${sortedKeyset(column, descending, c)}&limit=${PAGE + 1}`),
+        ]);
+      }
+    }
+    for (const [, before, after] of sortedPairs) await Promise.all([before(), after()]);
+    const sortedLines: string[] = [];
+    for (const [label, before, after] of sortedPairs) sortedLines.push(await pair(label, before, after));
+    console.log(`\nload average ${load()}`);
+
+    // Every contact, A→Z by first name: one export request against 1,000 REST requests of 100.
+    const exportAll = async () => {
+      const res = await fetch(
+        `${info.url}/functions/v1/export/contacts?select=first_name,last_name,email,phone,company,tags,created_at&order=first_name.asc`,
+        {
+          headers: { apikey: info.anonKey, authorization: `Bearer ${accessToken}` },
+        },
+      );
+      const bytes = (await res.arrayBuffer()).byteLength;
+      if (res.status !== 200) throw new Error(`export ${res.status}`);
+      return bytes;
+    };
+    const pageThrough = async () => {
+      let cursor: { v: string; id: string } | null = null;
+      let requests = 0;
+      for (;;) {
+        const q = `contacts?select=id,first_name,last_name,email,phone,company,tags,created_at&order=first_name.asc,id.asc${cursor ? `&${sortedKeyset('first_name', false, cursor)}` : ''}&limit=100`;
+        const rows = JSON.parse((await rest(q)()) as string) as { id: string; first_name: string }[];
+        requests++;
+        const last = rows.at(-1);
+        if (!last || rows.length < 100) return requests;
+        cursor = { v: last.first_name, id: last.id };
+      }
+    };
+    console.log(`\nExport of ${TENANT_ROWS.toLocaleString('en')} contacts, load average ${load()}`);
+    console.log(
+      `one export request: ${((await exportAll()) / 1e6).toFixed(1)} MB; /rest/v1 at 100 a page: ${await pageThrough()} requests`,
+    );
+    const exportLine = await pair(
+      `every contact by first name: ${TENANT_ROWS.toLocaleString('en')} rows`,
+      pageThrough,
+      exportAll,
+      EXPORT_ROUNDS,
+    );
+    console.log(`\nload average ${load()}`);
+
     const schema = await loadSchemaCache(db);
     const principal: Principal = { kind: 'user', userId: '', claims: claimsOf(accessToken) };
     principal.userId = principal.claims.sub as string;
@@ -202,7 +301,26 @@ await withScratchDatabase('lists', async (url) => {
       );
       console.log(`\n${table}\n${rows.map((r) => `    ${r['QUERY PLAN']}`).join('\n')}`);
     }
-    console.log(`\n${lines.join('\n')}`);
+    for (const { table, column, descending } of SORTED) {
+      const { select } = LISTS.find((l) => l.table === table) as (typeof LISTS)[number];
+      const dir = descending ? 'desc' : 'asc';
+      const c = sortedCursors.get(`${table} ${column} ${DEEP}`) as { v: string; id: string };
+      const q = parseRead(
+        new URLSearchParams(
+          `select=${select}&order=${column}.${dir},id.${dir}&${sortedKeyset(column, descending, c)}&limit=${PAGE + 1}`,
+        ),
+      );
+      const plan = readPlan(schema, relationOf(schema, table), q, pageOf(q, undefined), null, org);
+      const sql = readSql(plan);
+      const rows = await db.asPrincipal(
+        principal,
+        (tx) =>
+          tx.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers, costs off) ${sql.text}`, sql.values),
+        { readOnly: true },
+      );
+      console.log(`\n${table} by ${column} ${dir}\n${rows.map((r) => `    ${r['QUERY PLAN']}`).join('\n')}`);
+    }
+    console.log(`\n${lines.join('\n')}\n\n${sortedLines.join('\n')}\n\n${exportLine}`);
   } finally {
     await child?.stop();
     await db.close();

@@ -20,6 +20,7 @@ import { connectWhatsApp } from './connect-whatsapp.ts';
 import { connectedAccounts } from './connected-accounts.ts';
 import { conversations } from './conversations.ts';
 import { databaseDump } from './database-dump.ts';
+import { exportFunction } from './export.ts';
 import { internalWebhook } from './internal-webhook.ts';
 import { invitations } from './invitations.ts';
 import { orders } from './orders.ts';
@@ -63,6 +64,7 @@ const IN_ORGANIZATION = [
   'billing',
   'billing-checkout',
   'billing-portal',
+  'export/*',
 ];
 
 /**
@@ -103,6 +105,7 @@ export function functionRoutes(s: Services) {
     organizationSwitch(s),
     organizationPlan(s),
     databaseDump(s),
+    exportFunction(s),
     agentRegister(s),
     agentAuth(s),
     agentApiKeyCreate(s),

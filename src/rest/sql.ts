@@ -231,7 +231,12 @@ const counted = (root: NodePlan, p: Params) => (root.grouped ? fieldsSql(root, p
  */
 const CSV_BODY =
   `(select coalesce(string_agg(h.k, ','), '') from (select json_object_keys(row_to_json(f)) as k from (select * from page limit 1) f) h)` +
-  ` || E'\\n' || coalesce(string_agg(substring(page::text, 2, length(page::text) - 2), E'\\n'), '')`;
+  ` || E'\\n' || ${csvLines('page')}`;
+
+/** Rows of a CTE as PostgREST's CSV lines: each record's text without its parentheses, one a line. */
+function csvLines(record: string): string {
+  return `coalesce(string_agg(substring(${record}::text, 2, length(${record}::text) - 2), E'\\n'), '')`;
+}
 
 /** Above this many rows `count=estimated` takes the planner's estimate, as PostgREST does past db-max-rows. */
 export const ESTIMATE_ABOVE = 1000;
@@ -319,4 +324,45 @@ export function tenantEstimateSql(plan: ReadPlan): { rows: Statement; all: State
  */
 export function returnedSql(plan: NodePlan, p: Params): string {
   return `select ${fieldsSql(plan, p)} from w as t0${spreadJoins(plan, p)}`;
+}
+
+/** Column types whose values are text a person typed: the ones a spreadsheet could read as a formula. */
+const TEXT_TYPES = new Set(['text', 'character varying', 'character', 'citext', 'name', 'varchar']);
+
+/**
+ * A text cell that a spreadsheet would run as a formula (it begins with = + - @, a tab or a
+ * carriage return) with an apostrophe before it, as OWASP's "CSV injection" page advises: the
+ * spreadsheet shows the text, apostrophe hidden, and runs nothing. Numbers, times, arrays and
+ * JSON never begin so, and a negative number stays a number.
+ */
+export const neutralized = (e: string) => `case when ${e} ~ '^[-=+@\\t\\r]' then '''' || ${e} else ${e} end`;
+
+function exportFieldSql(n: NodePlan, f: Field, i: number, p: Params): string {
+  if (f.kind !== 'column') return fieldSql(n, f, i, p);
+  const e = `${pathSql(f.ref, alias(n), p)}${f.cast ? `::${f.cast}` : ''}`;
+  return `${TEXT_TYPES.has(f.cast ?? f.ref.type) ? neutralized(e) : e} as ${ident(f.alias)}`;
+}
+
+/**
+ * One batch of an export (rest/export.ts): the plan's rows, in its order and up to its limit, as
+ * CSV lines (PostgREST's record text, as `Accept: text/csv` writes them, text cells neutralized),
+ * the number of rows and the last row's sort value and id as text, where the next batch starts.
+ * Each row's fields are one record (`x`, a lateral subquery over t0), so the keys ride beside
+ * it without being part of the line.
+ */
+export function exportBatchSql(plan: ReadPlan, key: string): Statement {
+  const p = new Params();
+  const root = plan.root;
+  const fields = root.fields.flatMap((f, i) => (shown(f) ? [exportFieldSql(root, f, i, p)] : [])).join(', ');
+  const rows = `select x as r, t0.${ident(key)}::text as k, t0.id::text as i from ${fromSql(root, p)} cross join lateral (select ${fields}) as x${whereSql(rootConditions(plan, p))}${orderSql(root)} limit ${p.add(plan.page.limit)}`;
+  const text = `with page as (${rows}) select ${csvLines('page.r')} as body, count(*)::int as returned, (array_agg(page.k))[count(*)::int] as k, (array_agg(page.i))[count(*)::int] as i from page`;
+  return { text, values: p.values };
+}
+
+/** How many rows the plan matches, counted up to `bound` (the export's ceiling) and no further. */
+export function boundedCountSql(plan: ReadPlan, bound: number): Statement {
+  const p = new Params();
+  const root = plan.root;
+  const text = `select count(*)::int as total from (select 1 from ${fromSql(root, p)}${whereSql(rootConditions(plan, p))} limit ${p.add(bound)}) c`;
+  return { text, values: p.values };
 }

@@ -15,7 +15,7 @@ export class ApiError extends Error {
 
 type ErrorBody = { error?: string; code?: string; message?: string; details?: unknown };
 
-async function fromResponse(res: Response): Promise<ApiError> {
+export async function fromResponse(res: Response): Promise<ApiError> {
   const body = (await res.json().catch(() => ({}))) as ErrorBody;
   const details =
     body.details && typeof body.details === 'object' ? (body.details as Record<string, unknown>) : {};

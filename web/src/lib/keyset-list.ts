@@ -1,6 +1,15 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { must } from './api';
-import { cursorText, newerThan, olderThan, parseCursor } from './keyset';
+import {
+  type Cursor,
+  cursorText,
+  NEWEST_FIRST,
+  parseCursor,
+  reversed,
+  type Sort,
+  type SortKind,
+  segments,
+} from './keyset';
 import { supabase } from './supabase';
 
 /**
@@ -16,13 +25,40 @@ const EXACT_UP_TO = 1000;
 
 /** A `/rest/v1` read of a table, as `supabase.from(table).select(…)` starts it. */
 type ListQuery = ReturnType<ReturnType<typeof supabase.from>['select']>;
-type Keyed = { created_at: string; id: string | number };
+type Keyed = { id: string | number };
+const CREATED: SortKind = { kind: 'time', nullable: false };
 
 /**
- * A newest-first list read page by page with a keyset cursor, and its total from
- * `count=estimated`, asked once per set of filters (with the first page, not on every page): the page's rows are
- * `pageSize` plus one, the extra one saying whether there is a next page. `key` names the list and
- * its filters (a filter change gives a new key; the caller resets the position with it).
+ * The rows of one keyset page: the cursor's segments (keyset.ts) read in turn until `limit` rows
+ * are found, usually one request; the first page of a filter set brings its count with it.
+ */
+async function readPage<T>(
+  base: (count: boolean) => ListQuery,
+  sort: Sort,
+  kind: SortKind,
+  cursor: Cursor | null,
+  limit: number,
+): Promise<{ rows: T[]; count: number | null }> {
+  const rows: T[] = [];
+  let count: number | null = null;
+  for (const seg of segments<ListQuery>(sort, kind, cursor)) {
+    const counted = !cursor && rows.length === 0;
+    let q = seg.filter(base(counted)) as unknown as ReturnType<ListQuery['order']>;
+    for (const o of seg.order) q = q.order(o.column, { ascending: o.ascending });
+    const res = await q.limit(limit - rows.length);
+    rows.push(...(must(res) as unknown as T[]));
+    if (counted) count = res.count;
+    if (rows.length >= limit) break;
+  }
+  return { rows, count };
+}
+
+/**
+ * A list read page by page with a keyset cursor in `sort`'s order (newest first unless told),
+ * and its total from `count=estimated`, asked once per set of filters (with the first page, not on
+ * every page): the page's rows are `pageSize` plus one, the extra one saying whether there is a
+ * next page. `key` names the list, its filters and its order (a change gives a new key; the
+ * caller resets the position with it). The sort column must be among the selected columns.
  */
 export function useKeysetList<T extends Keyed>({
   key,
@@ -30,6 +66,8 @@ export function useKeysetList<T extends Keyed>({
   select,
   pageSize,
   filter = (q) => q,
+  sort = NEWEST_FIRST,
+  kind = CREATED,
   position,
   go,
   staleTime,
@@ -39,26 +77,25 @@ export function useKeysetList<T extends Keyed>({
   select: string;
   pageSize: number;
   filter?: (q: ListQuery) => ListQuery;
+  sort?: Sort;
+  kind?: SortKind;
   position: Position;
   go(next: Position): void;
   staleTime?: number;
 }) {
   const queries = useQueryClient();
+  // The total depends on the filters only: a new order keeps it.
   const totalKey = [...key, 'total'];
   const rows = useQuery({
-    queryKey: [...key, 'after', position.after],
+    queryKey: [...key, 'sort', sort.column, sort.descending, 'after', position.after],
     placeholderData: keepPreviousData,
     staleTime,
     queryFn: async () => {
-      const cursor = parseCursor(position.after);
-      // The first page brings the total in the same statement; later pages count nothing.
-      const q = filter(supabase.from(table).select(select, cursor ? {} : { count: 'estimated' }));
-      const res = await (cursor ? olderThan(q, cursor) : q)
-        .order('created_at', { ascending: false })
-        .order('id', { ascending: false })
-        .limit(pageSize + 1);
-      const all = must(res) as unknown as T[];
-      if (!cursor) queries.setQueryData(totalKey, res.count);
+      const cursor = parseCursor(position.after, kind);
+      const base = (count: boolean) =>
+        filter(supabase.from(table).select(select, count ? { count: 'estimated' } : {}));
+      const { rows: all, count } = await readPage<T>(base, sort, kind, cursor, pageSize + 1);
+      if (!cursor) queries.setQueryData(totalKey, count);
       return { rows: all.slice(0, pageSize), more: all.length > pageSize };
     },
   });
@@ -80,7 +117,7 @@ export function useKeysetList<T extends Keyed>({
   const settled = !rows.isPlaceholderData;
   const next = () => {
     const last = settled ? shown?.at(-1) : undefined;
-    if (last) go({ page: page + 1, after: cursorText(last), back: [...back, after] });
+    if (last) go({ page: page + 1, after: cursorText(last, sort), back: [...back, after] });
   };
   const previous = async () => {
     if (!settled) return;
@@ -89,16 +126,20 @@ export function useKeysetList<T extends Keyed>({
       return;
     }
     // Reached by a link, without the pages before: the page before is the pageSize rows just
-    // newer than this page's first, and its cursor the row just newer than those.
+    // before this page's first (read in the reverse order), and its cursor the row before those.
     const first = shown?.[0];
-    const cursor = first && parseCursor(cursorText(first));
+    const cursor = first && parseCursor(cursorText(first, sort), kind);
     if (!cursor) return go(FIRST_PAGE);
-    const res = await newerThan(filter(supabase.from(table).select('id, created_at')), cursor)
-      .order('created_at', { ascending: true })
-      .order('id', { ascending: true })
-      .limit(pageSize + 1);
-    const start = res.error ? undefined : (res.data as unknown as Keyed[])[pageSize];
-    go(start ? { page: Math.max(1, page - 1), after: cursorText(start), back: [] } : FIRST_PAGE);
+    const columns = sort.column === 'id' ? 'id' : `id, ${sort.column}`;
+    const before = await readPage<Keyed>(
+      () => filter(supabase.from(table).select(columns)),
+      reversed(sort),
+      kind,
+      cursor,
+      pageSize + 1,
+    ).catch(() => ({ rows: [] as Keyed[] }));
+    const start = before.rows[pageSize];
+    go(start ? { page: Math.max(1, page - 1), after: cursorText(start, sort), back: [] } : FIRST_PAGE);
   };
 
   const count = total.data ?? null;

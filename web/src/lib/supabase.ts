@@ -1,7 +1,7 @@
 import { createClient } from '@supabase/supabase-js';
 
 /** The anon key the service embeds in its page as data (src/dashboard/routes.ts). */
-function anonKey(): string {
+export function anonKey(): string {
   const text = document.getElementById('svc-config')?.textContent;
   if (!text) throw new Error('The page carries no service configuration');
   return (JSON.parse(text) as { anonKey: string }).anonKey;

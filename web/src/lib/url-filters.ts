@@ -1,12 +1,12 @@
 import { useRef } from 'react';
 import { useLocation, useSearchParams } from 'react-router';
-import { parseCursor } from './keyset';
+import { isCursor } from './keyset';
 import { FIRST_PAGE, type Position } from './keyset-list';
 
 /**
  * A list page's filters and where it is in the list, kept in the URL so that a reload, the back
  * button or a shared link shows the same list: `page` (its number; alone for the lists paged by
- * number) and `after` (the keyset cursor of the big lists). The cursors of the pages before it, which Previous goes back through, are the history
+ * number), `after` (the keyset cursor of the big lists) and `sort` (their order, `column.asc|desc`). The cursors of the pages before it, which Previous goes back through, are the history
  * entry's state: they survive a reload, not a shared link. Changing a filter goes back to the
  * first page.
  */
@@ -21,7 +21,7 @@ export function useUrlFilters() {
 
   const after = params.get('after') ?? '';
   // A page number without a cursor that reads (an old link, an edited URL) is the first page.
-  const position: Position = parseCursor(after)
+  const position: Position = isCursor(after)
     ? {
         page: Math.max(1, Number(params.get('page')) || 0),
         after,

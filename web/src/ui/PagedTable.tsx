@@ -1,4 +1,5 @@
 import type { ColumnDef } from '@tanstack/react-table';
+import type { Sorting } from '../lib/list-sort';
 import { DataTable } from './DataTable';
 import { ErrorNote } from './ErrorNote';
 import { Loading } from './Page';
@@ -30,6 +31,7 @@ export function PagedTable<T>({
   columns: ColumnDef<T, any>[];
   caption: string;
   empty?: string;
+  sorting?: Sorting;
 }) {
   return (
     <>
