@@ -6,7 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metaSignature } from '../../src/channels/meta-signature.ts';
 import { call, inviteAndAccept, orgOf, type Session, signUp } from '../helpers/http.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { APP_SECRET, countOf, deliver, fixture, META_ENV, processPending, VERIFY_TOKEN } from './meta.ts';
+import {
+  APP_SECRET,
+  countOf,
+  deliver,
+  fixture,
+  META_ENV,
+  processPending,
+  routeInbox,
+  VERIFY_TOKEN,
+} from './meta.ts';
 
 let svc: TestService;
 let ownerA: Session;
@@ -87,14 +96,24 @@ describe('signatures', () => {
       messages.add(r.json.message);
     }
     expect(messages.size).toBe(1); // the same words whatever was wrong
+    expect(await countOf(svc, 'app.webhook_inbox')).toBe(0);
+    await routeInbox(svc);
     expect(await countOf(svc, 'app.webhook_deliveries')).toBe(0);
     expect(await countOf(svc, 'app.webhook_events')).toBe(0);
   });
 
-  it('accepts the exact bytes signed: 200 {received: true}, one event and its job stored', async () => {
+  it('accepts the exact bytes signed: 200 {received: true} once the raw body is committed; routed into one event and its job', async () => {
     const r = await deliver(svc, text());
     expect(r.status).toBe(200);
     expect(r.json).toEqual({ received: true });
+    // Acknowledged means kept: the bytes as sent are in the inbox, committed, before the router ran.
+    const kept = await svc.services.db.query<{ payload: string; delivery_id: string }>(
+      'select payload, delivery_id from app.webhook_inbox',
+    );
+    expect(kept).toEqual([{ payload: text(), delivery_id: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
+    expect(await countOf(svc, 'app.webhook_events')).toBe(0);
+    await routeInbox(svc);
+    expect(await countOf(svc, 'app.webhook_inbox')).toBe(0);
     expect(await countOf(svc, "app.webhook_events where status = 'pending'")).toBe(1);
     expect(await countOf(svc, "pgboss.job where name = 'process-webhook-event'")).toBe(1);
     await processPending(svc);
@@ -146,14 +165,15 @@ describe('deliveries', () => {
     const body = fixture('wa-text', { PHONE_NUMBER_ID: PHONE_A, WA_ID: '14155550105', TEXT_ID: 'race' });
     const answers = await Promise.all(Array.from({ length: 5 }, () => deliver(svc, body)));
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    await routeInbox(svc);
     expect(await countOf(svc, 'app.webhook_deliveries where payload like $1', ['%wamid.race%'])).toBe(1);
     await processPending(svc);
     expect(await countOf(svc, "messages where provider_message_id = 'wamid.race'")).toBe(1);
   });
 
   it("a number that moves to another tenant: the next delivery is that tenant's, its job with it", async () => {
-    // The storing statement (src/domain/meta-delivery-store.ts) routes by what is connected now,
-    // and its job is keyed by the organization that routing found, in the same statement.
+    // The router (src/domain/webhook-inbox.ts) routes by what is connected when it runs, and an
+    // event's job is keyed by the organization that routing found, in the same statement.
     const PHONE_M = '109876543210003';
     const jobOf = async (text: string) => {
       const [e] = await svc.services.db.query<{ organization_id: string; id: string }>(
@@ -172,6 +192,7 @@ describe('deliveries', () => {
     const first = fixture('wa-text', { PHONE_NUMBER_ID: PHONE_M, WA_ID: '14155550106', TEXT_ID: 'moved1' });
     const second = fixture('wa-text', { PHONE_NUMBER_ID: PHONE_M, WA_ID: '14155550106', TEXT_ID: 'moved2' });
     expect((await deliver(svc, first)).status).toBe(200);
+    await routeInbox(svc);
     expect(await jobOf('wamid.moved1')).toEqual({ organization_id: orgOf(ownerA), jobs: 1 });
     const gone = await call(svc, 'DELETE', '/functions/v1/connected-accounts', {
       token: ownerA.access_token,
@@ -180,6 +201,7 @@ describe('deliveries', () => {
     expect(gone.status).toBeLessThan(300);
     await connect(ownerB, 'whatsapp', PHONE_M);
     expect((await deliver(svc, second)).status).toBe(200);
+    await routeInbox(svc);
     expect(await jobOf('wamid.moved2')).toEqual({ organization_id: orgOf(ownerB), jobs: 1 });
     await processPending(svc);
   });
@@ -195,6 +217,8 @@ describe('deliveries', () => {
     const r = await deliver(svc, body);
     expect(r.status).toBe(200);
     expect(r.json).toEqual({ received: true });
+    await routeInbox(svc);
+    expect(await countOf(svc, 'app.webhook_inbox')).toBe(0);
     expect(await countOf(svc, 'app.webhook_events')).toBe(events);
     expect(await countOf(svc, 'app.webhook_deliveries where payload like $1', ['%nobody%'])).toBe(0);
     await processPending(svc);
