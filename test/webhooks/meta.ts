@@ -70,3 +70,16 @@ export async function processPending(svc: TestService) {
 
 export const countOf = async (svc: TestService, sql: string, params: unknown[] = []) =>
   (await svc.services.db.query<{ n: number }>(`select count(*)::int as n from ${sql}`, params))[0]?.n ?? 0;
+
+/**
+ * With a worker running (inline or `svc worker`): resolves once its router has taken every
+ * delivery acknowledged so far (the inbox is empty and nothing holds a row of it), polling the
+ * table; gives up after `ms`.
+ */
+export async function routed(svc: TestService, ms = 15_000) {
+  const end = Date.now() + ms;
+  while ((await countOf(svc, 'app.webhook_inbox')) > 0) {
+    if (Date.now() > end) throw new Error('the inbox router did not take the deliveries');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
