@@ -1,5 +1,5 @@
-import { INBOX_BATCH, type RoutedBatch, webhookInboxRouter } from '../domain/webhook-inbox.ts';
 import { PROCESS_WEBHOOK_EVENT } from '../domain/webhook-events.ts';
+import { INBOX_BATCH, type RoutedBatch, webhookInboxRouter } from '../domain/webhook-inbox.ts';
 import { type BatchLoop, batchLoop } from '../platform/queue/batch-loop.ts';
 import type { JobDeps } from './deps.ts';
 
