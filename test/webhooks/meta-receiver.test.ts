@@ -2,7 +2,7 @@
 // bytes (and nothing stored when one is wrong), duplicate deliveries, unknown accounts, routing
 // between tenants, and the receiver switched off when it is not configured.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { metaSignature } from '../../src/channels/meta-signature.ts';
 import { call, inviteAndAccept, orgOf, type Session, signUp } from '../helpers/http.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -22,6 +22,7 @@ let ownerA: Session;
 let ownerB: Session;
 const PHONE_A = '109876543210001';
 const PHONE_B = '109876543210002';
+const METRICS = 'metrics-token-for-receiver-tests-0123';
 
 async function connect(owner: Session, provider: string, externalId: string) {
   const r = await call(svc, 'POST', '/functions/v1/connected-accounts', {
@@ -33,7 +34,7 @@ async function connect(owner: Session, provider: string, externalId: string) {
 }
 
 beforeAll(async () => {
-  svc = await startTestService(META_ENV);
+  svc = await startTestService({ ...META_ENV, METRICS_TOKEN: METRICS });
   ownerA = await signUp(svc, 'Tenant A');
   ownerB = await signUp(svc, 'Tenant B');
   await connect(ownerA, 'whatsapp', PHONE_A);
@@ -128,6 +129,63 @@ describe('signatures', () => {
     expect((await deliver(svc, '{"object": "user", "entry": []}')).status).toBe(400);
     expect((await deliver(svc, '{"object": "page"}')).status).toBe(400);
     expect(await countOf(svc, 'app.webhook_deliveries')).toBe(before);
+  });
+});
+
+describe('the HTTP surface (deliveries are served before the app, as the app served them)', () => {
+  const received = async () => {
+    const res = await fetch(`${svc.url}/metrics`, { headers: { authorization: `Bearer ${METRICS}` } });
+    const line = (await res.text())
+      .split('\n')
+      .find(
+        (l) =>
+          l.startsWith('svc_http_request_duration_seconds_count{') &&
+          l.includes('route="/functions/v1/:name"') &&
+          l.includes('target="whatsapp-webhook"') &&
+          l.includes('method="POST"') &&
+          l.includes('status="200"'),
+      );
+    return Number(line?.split(' ').at(-1) ?? 0);
+  };
+
+  it('keeps the request id, sends the CORS headers, writes the access line and counts the request by route', async () => {
+    const before = await received();
+    const body = fixture('wa-text', { PHONE_NUMBER_ID: PHONE_B, WA_ID: '14155550107', TEXT_ID: 'surface' });
+    const r = await deliver(svc, body, { headers: { 'x-request-id': 'inbox-surface-0001' } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-request-id')).toBe('inbox-surface-0001');
+    expect(r.headers.get('access-control-allow-origin')).toBe('*');
+    expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+    await vi.waitFor(() =>
+      expect(svc.logs()).toMatch(
+        /"req_id":"inbox-surface-0001","method":"POST","path":"\/functions\/v1\/whatsapp-webhook","status":200/,
+      ),
+    );
+    expect(await received()).toBe(before + 1);
+    await processPending(svc);
+  });
+
+  it('refuses a chunked body once it outgrows WEBHOOK_BODY_LIMIT_BYTES: 413, nothing kept', async () => {
+    const limit = svc.services.config.webhookBodyLimitBytes;
+    const inbox = await countOf(svc, 'app.webhook_inbox');
+    const chunk = new Uint8Array(64 * 1024).fill(120);
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent > limit) return controller.close();
+        sent += chunk.length;
+        controller.enqueue(chunk);
+      },
+    });
+    const res = await fetch(`${svc.url}/functions/v1/whatsapp-webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': 'sha256=00' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ error: 'payload_too_large', details: { limit_bytes: limit } });
+    expect(await countOf(svc, 'app.webhook_inbox')).toBe(inbox);
   });
 });
 
