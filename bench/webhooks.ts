@@ -51,7 +51,7 @@ const PARTS = (env.BENCH_PARTS ?? 'receipt,drain').split(',');
 const LATENCY_N = Number(env.BENCH_LATENCY_N ?? 40);
 const LATENCY_GAP_MS = 100;
 /** Deliveries written per second of a run: above any rate seen here, so none repeats. */
-const PER_SECOND = 5000;
+const PER_SECOND = 12000;
 const LUA = path.join(path.dirname(fileURLToPath(import.meta.url)), 'deliveries.lua');
 const RECEIVER = '/functions/v1/whatsapp-webhook';
 const INLINE = env.WORKER !== 'off';
