@@ -8,7 +8,14 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-export type Child<T> = { info: T; pid: number; send(message: unknown): void; stop(): Promise<void> };
+export type Child<T> = {
+  info: T;
+  pid: number;
+  send(message: unknown): void;
+  /** Sends `message` and resolves with the child's next message (its answer). */
+  ask<A>(message: unknown): Promise<A>;
+  stop(): Promise<void>;
+};
 
 /**
  * Starts bench/<script> with `env` added and resolves with its first message; `nodeArgs` go to
@@ -32,6 +39,11 @@ export function startChild<T>(
         info: info as T,
         pid: child.pid ?? 0,
         send: (message) => child.send(message as never),
+        ask: <A>(message: unknown) =>
+          new Promise<A>((answer) => {
+            child.once('message', (a) => answer(a as A));
+            child.send(message as never);
+          }),
         stop: async () => {
           child.kill('SIGTERM');
           await exited;

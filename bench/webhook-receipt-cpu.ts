@@ -1,6 +1,6 @@
 // What one Meta receipt costs PostgreSQL and this process, one delivery at a time, beside the bare
 // server's insert of the raw body (bench/webhooks-baseline.ts's statement) on the same database:
-// the storing statement of src/domain/meta-delivery-store.ts called directly, no HTTP. CPU from
+// the inbox insert of src/domain/webhook-inbox.ts (receiveMeta) called directly, no HTTP. CPU from
 // /proc (bench/cpu.ts), rounds interleaved. PostgreSQL only (BENCH_DATABASE_URL, a scratch
 // database); BENCH_N deliveries a round (1000), BENCH_ROUNDS (3). A probe, not a test.
 //   node --import tsx bench/webhook-receipt-cpu.ts
@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config.ts';
 import { startFakeGraph } from '../src/dev/fake-graph/server.ts';
-import { metaDeliveryStore } from '../src/domain/meta-delivery-store.ts';
+import { receiveMeta } from '../src/domain/webhook-inbox.ts';
 import { startService } from '../src/main.ts';
 import { connectAccount, signUpOwner } from './bench-service.ts';
 import { cpuMeter } from './cpu.ts';
@@ -44,13 +44,11 @@ await withScratchDatabase('receipt_cpu', async (url) => {
     access_token: 'EAAG-bench-token',
   });
   const database = new URL(url).pathname.slice(1);
-  const store = metaDeliveryStore(s.db, s.queue);
-  const routes = [{ provider: 'whatsapp', externalId: PHONE_ID }];
   const runs = {
     receipt: (tag: string, n: number) => {
       const d = delivery(tag, n);
       const deliveryId = createHash('sha256').update(d.body).digest('hex');
-      return store.store({ deliveryId, topic: 'whatsapp_business_account', payload: d.body, routes });
+      return receiveMeta(s.db, deliveryId, d.body);
     },
     bare: (tag: string, n: number) => {
       const d = delivery(tag, n);

@@ -3,7 +3,7 @@
 // BENCH_DATA_DIR, logging at info to stdout like a deployment, Meta's receiver configured with
 // the bench's app secret and the per-address limits out of the way. It signs up an owner on the
 // scale plan (no daily quota) with a connected WhatsApp number, tells its parent the URL and the
-// owner's credentials over IPC, and serves until SIGTERM. WORKER, WORKER_POLL_MS and
+// owner's credentials over IPC, answers `inbox` (rows not yet routed), and serves until SIGTERM. WORKER, WORKER_POLL_MS and
 // WORKER_CONCURRENCY pass through from the environment.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -60,6 +60,12 @@ if (profiler) {
 
 const info: ServiceInfo = { url: svc.url, anonKey: s.keys.anonKey, accessToken };
 process.send?.(info);
+// `inbox`: how many acknowledged deliveries the router has not taken yet (the bench waits for 0).
+process.on('message', async (message) => {
+  if (message !== 'inbox') return;
+  const [row] = await s.db.query<{ n: number }>('select count(*)::int as n from app.webhook_inbox');
+  process.send?.({ inbox: row?.n ?? 0 });
+});
 process.once('SIGTERM', async () => {
   if (profiler && env.BENCH_CPU_PROF) {
     const { profile } = await profiler.post('Profiler.stop');

@@ -1,13 +1,14 @@
 // A worker as `svc worker` runs it, for bench/webhooks.ts's drain: the real startJobs on
 // DATABASE_URL (its own pool), logging at info to stdout like a deployment. It loads, connects and
 // registers the jobs first and tells its parent it is ready over IPC; it starts taking jobs only
-// when the parent says `go`, so the drain the bench times is the work, not tsx loading the worker.
+// (and routing the webhook inbox) when the parent says `go`, so the drain the bench times is the work, not tsx loading the worker.
 // Unlike `svc worker` it schedules no recurring jobs and returns no expired leases (supervise).
 // WORKER_POLL_MS and WORKER_CONCURRENCY pass through; it serves until SIGTERM. BENCH_WORKER_LOG:
 // a file its warnings and errors are appended to (a retried job says why there).
 import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { startJobs } from '../src/jobs/index.ts';
+import { startInboxRouter } from '../src/jobs/route-webhook-inbox.ts';
 import { openPostgres } from '../src/platform/db/pg.ts';
 import { createLogger } from '../src/platform/log.ts';
 import { loadSecrets } from '../src/platform/secrets.ts';
@@ -32,11 +33,16 @@ const secrets = loadSecrets(config.dataDir, config.secretsKey);
 
 // The queue opened and every job registered before `go`, so that `go` starts only the fetching.
 const queue = await startJobs({ config, db, log, now: () => new Date(), secrets }, { work: false });
+let router: ReturnType<typeof startInboxRouter> | undefined;
 process.on('message', async (message) => {
-  if (message === 'go') await queue.work({ concurrency: config.worker.concurrency });
+  if (message !== 'go') return;
+  await queue.work({ concurrency: config.worker.concurrency });
+  // As startJobs starts it in a worker: the inbox's router beside the jobs.
+  router = startInboxRouter({ config, db, log, now: () => new Date(), secrets, queue });
 });
 process.send?.({ pid: process.pid });
 process.once('SIGTERM', async () => {
+  await router?.stop(5000);
   await queue.stop({ timeoutMs: 5000 });
   await db.close();
   process.exit(0);

@@ -4,6 +4,7 @@ import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { authRoutes } from './auth/routes.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
+import { metaReceiptHandler } from './functions/meta-receipt-server.ts';
 import { functionRoutes, WEBHOOK_RECEIVERS } from './functions/routes.ts';
 import { mcpPostHandler } from './mcp/http.ts';
 import { MCP_ALIAS, originPolicy } from './mcp/origin.ts';
@@ -164,7 +165,8 @@ const isRest = (req: IncomingMessage) => {
 };
 
 /**
- * The server's request listener: /rest/v1 to its own handler, the MCP endpoint's plain POSTs to
+ * The server's request listener: /rest/v1 to its own handler, Meta's webhook deliveries to theirs
+ * (src/functions/meta-receipt-server.ts), the MCP endpoint's plain POSTs to
  * theirs (src/mcp/http.ts), /metrics to the metrics when METRICS_TOKEN is set
  * (src/platform/metrics/endpoint.ts), every other request to the app. Its promise settles once
  * the request is answered (server-lifecycle.ts waits for it at a stop).
@@ -173,13 +175,16 @@ export function requestListener(s: Services): (req: IncomingMessage, res: Server
   const app = getRequestListener(buildApp(s).fetch);
   const rest = restHandler(s);
   const mcp = mcpPostHandler(s);
+  const meta = metaReceiptHandler(s);
   const metrics = publicMetrics(s.metrics, s.config.metrics.token, accessLog(s.log));
   return (req, res) =>
     isRest(req)
       ? rest(req, res)
-      : mcp.takes(req)
-        ? mcp.handle(req, res)
-        : metrics && isMetricsRequest(req)
-          ? metrics(req, res)
-          : app(req, res);
+      : meta.takes(req)
+        ? meta.handle(req, res)
+        : mcp.takes(req)
+          ? mcp.handle(req, res)
+          : metrics && isMetricsRequest(req)
+            ? metrics(req, res)
+            : app(req, res);
 }

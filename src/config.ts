@@ -157,6 +157,9 @@ const schema = z.object({
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
   // How often an idle worker looks for due jobs; pg-boss polls no faster than every 500 ms.
   WORKER_POLL_MS: z.coerce.number().int().min(500).default(2000),
+  // How often a worker looks for webhook receipts of other processes (the webhook inbox,
+  // docs/webhooks.md); a receipt of its own process wakes it at once.
+  WEBHOOK_INBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(250),
   // How often a worker returns jobs whose lease ran out (a killed or hung worker's) to the queue.
   WORKER_SUPERVISE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   // How often a worker sweeps for messages, webhook events and posts whose job is gone or failed.
@@ -317,6 +320,8 @@ export type Config = {
     mode: 'inline' | 'off';
     concurrency: number;
     pollMs: number;
+    /** How often its webhook inbox router looks for other processes' receipts. */
+    inboxPollMs: number;
     superviseSeconds: number;
     sweepSeconds: number;
   };
@@ -569,6 +574,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       mode: e.WORKER,
       concurrency: e.WORKER_CONCURRENCY,
       pollMs: e.WORKER_POLL_MS,
+      inboxPollMs: e.WEBHOOK_INBOX_POLL_MS,
       superviseSeconds: e.WORKER_SUPERVISE_SECONDS,
       sweepSeconds: e.WORKER_SWEEP_SECONDS,
     },

@@ -21,6 +21,7 @@ import { processMetrics } from './platform/metrics/collectors.ts';
 import { listenMetrics } from './platform/metrics/endpoint.ts';
 import { createPasswords } from './platform/passwords.ts';
 import { makePrivate, tightenTree } from './platform/private-dir.ts';
+import { wakeSignal } from './platform/queue/batch-loop.ts';
 import type { Queue } from './platform/queue/queue.ts';
 import { loadSecrets } from './platform/secrets.ts';
 import type { ObjectStore } from './platform/storage/object-store.ts';
@@ -157,6 +158,8 @@ export async function startService(
     // The worker runs in this process unless WORKER=off (then `svc worker` runs it elsewhere).
     // Made before the worker, so a plan billing changes is forgotten here at once (other processes: docs/billing.md).
     const plans = createPlanCache(db);
+    // A webhook receipt wakes the inline worker's inbox router as soon as it commits.
+    const webhookInbox = wakeSignal();
     queue = await startJobs(
       {
         config,
@@ -170,7 +173,7 @@ export async function startService(
         storage,
         metrics,
       },
-      { work: config.worker.mode === 'inline', extra: opts.jobs },
+      { work: config.worker.mode === 'inline', extra: opts.jobs, inbox: webhookInbox },
     );
     const schemaCache = schemaCacheLoader(db);
     services = {
@@ -192,6 +195,7 @@ export async function startService(
       log,
       mail: openMail(config, log),
       queue,
+      webhookInbox,
       storage,
       now,
       metrics,

@@ -11,6 +11,7 @@ import type { Logger } from './platform/log.ts';
 import type { MailDispatch } from './platform/mail/dispatch.ts';
 import type { Metrics } from './platform/metrics/metrics.ts';
 import type { Passwords } from './platform/passwords.ts';
+import type { WakeSignal } from './platform/queue/batch-loop.ts';
 import type { Queue } from './platform/queue/queue.ts';
 import { countRefusals, createLimiter, type Limiter, type LimitStore } from './platform/rate-limit.ts';
 import type { Secrets } from './platform/secrets.ts';
@@ -70,6 +71,8 @@ export type Services = {
   mail: MailDispatch;
   /** Jobs for the worker, enqueued in the request's transaction (docs/jobs.md). */
   queue: Queue;
+  /** Wakes this process's webhook inbox router after a receipt commits (none with WORKER=off). */
+  webhookInbox: WakeSignal;
   /** The files of /storage/v1 (the social-media bucket): on disk or on S3 (open-store.ts, docs/storage.md). */
   storage: ObjectStore;
   /** The wall clock for calendar rules computed here (the daily quota's UTC day); tests pass a fixed one. */

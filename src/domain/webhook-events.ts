@@ -78,6 +78,8 @@ export type WebhookEvent = {
   status: WebhookEventStatus;
   attempts: number;
   payload: string;
+  /** When its delivery's receipt committed (the inbox row's time, for a Meta delivery). */
+  received_at: Date;
 };
 
 /**
@@ -95,6 +97,7 @@ export async function commitWithoutFlush(tx: Queryable): Promise<void> {
 export async function lockEvent(tx: Queryable, job: ProcessWebhookJob): Promise<WebhookEvent | null> {
   const [row] = await tx.query<WebhookEvent>(
     `select e.organization_id, e.id, e.provider, e.account_id, e.topic, e.status, e.attempts, d.payload,
+            e.received_at,
             a.provider as account_provider, a.external_id as account_external_id
        from app.webhook_events e
        join app.webhook_deliveries d on d.id = e.delivery

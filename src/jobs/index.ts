@@ -2,6 +2,7 @@
 // its dependencies (JobDeps, src/jobs/deps.ts) that returns its JobDefinition (src/platform/queue/queue.ts); add it to
 // JOBS. An API process registers the same list, so it can enqueue them.
 
+import type { BatchLoop, WakeSignal } from '../platform/queue/batch-loop.ts';
 import { openQueue } from '../platform/queue/pg-boss.ts';
 import type { Queue } from '../platform/queue/queue.ts';
 import { billingGraceEndJob } from './billing-grace-end.ts';
@@ -12,6 +13,7 @@ import { processWebhookEventJob } from './process-webhook-event.ts';
 import { publishSocialPostJob } from './publish-social-post.ts';
 import { pullSocialMetricsJob } from './pull-social-metrics.ts';
 import { purgeExpiredJob, scheduleNextPurge } from './purge-expired.ts';
+import { startInboxRouter } from './route-webhook-inbox.ts';
 import { sendMessageJob } from './send-message.ts';
 
 const JOBS: MakeJob[] = [
@@ -37,12 +39,13 @@ const SCHEDULES: ((deps: JobDeps) => Promise<void>)[] = [
 
 /**
  * Opens the queue and registers every job (and `extra`, which tests pass). A worker (`work`) also
- * runs them, returns expired leases to the queue and sweeps for work whose job is gone or failed;
- * otherwise this process only enqueues.
+ * runs them, routes the webhook inbox (woken by `inbox`, the receipts of this process), returns
+ * expired leases to the queue and sweeps for work whose job is gone or failed; otherwise this
+ * process only enqueues. The queue's `stop` stops the router first.
  */
 export async function startJobs(
   base: Omit<JobDeps, 'queue'>,
-  opts: { work: boolean; extra?: MakeJob[] },
+  opts: { work: boolean; extra?: MakeJob[]; inbox?: WakeSignal },
 ): Promise<Queue> {
   const { worker } = base.config;
   const queue = await openQueue(base.db, {
@@ -53,6 +56,7 @@ export async function startJobs(
     sweepIntervalSeconds: worker.sweepSeconds,
     now: base.now,
   });
+  let router: BatchLoop | undefined;
   try {
     const deps = { ...base, queue };
     await queue.register([...JOBS, ...(opts.extra ?? [])].map((make) => make(deps)));
@@ -60,10 +64,21 @@ export async function startJobs(
       // Scheduled first: a worker that starts taking jobs is busy (or, in a test, dead) at once.
       for (const schedule of SCHEDULES) await schedule(deps);
       await queue.work({ concurrency: worker.concurrency });
+      router = startInboxRouter(deps);
+      opts.inbox?.listen(router.wake);
     }
   } catch (err) {
     await queue.stop({ timeoutMs: 1000 }).catch(() => {});
     throw err;
   }
-  return queue;
+  const routing = router;
+  if (!routing) return queue;
+  return {
+    ...queue,
+    async stop(o) {
+      // The batch in hand commits (or rolls back, its rows kept) before the queue stops.
+      await routing.stop(o?.timeoutMs);
+      await queue.stop(o);
+    },
+  };
 }

@@ -44,16 +44,21 @@ const isCeiling = (e: unknown) => (e as PgError).code === 'SV403';
 const isRefusal = (e: unknown) => /^SV4\d\d$/.test((e as PgError).code ?? '');
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-/** One run over the event; what the queue should do next. */
+/**
+ * One run over the event; what the queue should do next. `pending`: called with the event when
+ * this run finds it pending (the job's run measures the lag from its `received_at`).
+ */
 export async function processWebhookEvent(
   deps: Pick<JobDeps, 'db'>,
   job: ProcessWebhookJob,
+  pending?: (ev: WebhookEvent) => void,
 ): Promise<JobOutcome> {
   try {
     return await deps.db.transaction(async (tx): Promise<JobOutcome> => {
       const [, ev] = await Promise.all([commitWithoutFlush(tx), lockEvent(tx, job)]);
       // Purged, or settled by an earlier run whose lease ran out: nothing to do.
       if (ev?.status !== 'pending') return { status: 'done' };
+      pending?.(ev);
       if (ev.provider === 'shopify') return await importShopify(tx, job, ev);
       if (ev.provider === 'internal') {
         const internal = parseInternal(ev.payload);
@@ -139,10 +144,14 @@ export function processWebhookEventJob(deps: JobDeps): JobDefinition<ProcessWebh
     name: PROCESS_WEBHOOK_EVENT,
     policy: webhookPolicy(deps.config),
     async run(job) {
-      const outcome = await processWebhookEvent(deps, job.data);
-      // Settled (processed, ignored, failed or rejected): the job was created with the receipt,
-      // in its transaction (storeDelivery), so its age is the time since the webhook arrived.
-      if (outcome.status === 'done') lag?.observe((Date.now() - job.createdAt.getTime()) / 1000);
+      let received: Date | undefined;
+      const outcome = await processWebhookEvent(deps, job.data, (ev) => {
+        received = ev.received_at;
+      });
+      // Settled (processed, ignored, failed or rejected) by this run: the time since the receipt
+      // committed (a Meta delivery's inbox row: its routing, and the job, came later).
+      if (outcome.status === 'done' && received)
+        lag?.observe((Date.now() - new Date(received).getTime()) / 1000);
       return outcome;
     },
     async onFailed(job, failure) {

@@ -14,7 +14,7 @@ import type { Queue } from '../../src/platform/queue/queue.ts';
 import { call, type Session, signUp } from '../helpers/http.ts';
 import { connect } from '../helpers/send.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { deliver, fixture, META_ENV } from './meta.ts';
+import { deliver, fixture, META_ENV, routeInbox } from './meta.ts';
 
 const PHONE_ID = '106540352242933';
 let svc: TestService;
@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 let seq = 0;
-/** A delivered message event, stored pending with its job; its ids. */
+/** A delivered message event, routed: stored pending with its job; its ids. */
 async function received() {
   const wamid = `wamid.SWEEP_${process.pid}_${++seq}`;
   const body = fixture('wa-text', {
@@ -42,6 +42,7 @@ async function received() {
     'wamid.TEXT_ID': wamid,
   });
   expect((await deliver(svc, body)).status).toBe(200);
+  await routeInbox(svc);
   const [event] = await svc.services.db.query<{ organization_id: string; id: string }>(
     `select e.organization_id, e.id from app.webhook_events e
        join app.webhook_deliveries d on d.id = e.delivery where d.payload like '%' || $1 || '%'`,

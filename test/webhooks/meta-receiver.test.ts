@@ -2,17 +2,27 @@
 // bytes (and nothing stored when one is wrong), duplicate deliveries, unknown accounts, routing
 // between tenants, and the receiver switched off when it is not configured.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { metaSignature } from '../../src/channels/meta-signature.ts';
 import { call, inviteAndAccept, orgOf, type Session, signUp } from '../helpers/http.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { APP_SECRET, countOf, deliver, fixture, META_ENV, processPending, VERIFY_TOKEN } from './meta.ts';
+import {
+  APP_SECRET,
+  countOf,
+  deliver,
+  fixture,
+  META_ENV,
+  processPending,
+  routeInbox,
+  VERIFY_TOKEN,
+} from './meta.ts';
 
 let svc: TestService;
 let ownerA: Session;
 let ownerB: Session;
 const PHONE_A = '109876543210001';
 const PHONE_B = '109876543210002';
+const METRICS = 'metrics-token-for-receiver-tests-0123';
 
 async function connect(owner: Session, provider: string, externalId: string) {
   const r = await call(svc, 'POST', '/functions/v1/connected-accounts', {
@@ -24,7 +34,7 @@ async function connect(owner: Session, provider: string, externalId: string) {
 }
 
 beforeAll(async () => {
-  svc = await startTestService(META_ENV);
+  svc = await startTestService({ ...META_ENV, METRICS_TOKEN: METRICS });
   ownerA = await signUp(svc, 'Tenant A');
   ownerB = await signUp(svc, 'Tenant B');
   await connect(ownerA, 'whatsapp', PHONE_A);
@@ -87,14 +97,24 @@ describe('signatures', () => {
       messages.add(r.json.message);
     }
     expect(messages.size).toBe(1); // the same words whatever was wrong
+    expect(await countOf(svc, 'app.webhook_inbox')).toBe(0);
+    await routeInbox(svc);
     expect(await countOf(svc, 'app.webhook_deliveries')).toBe(0);
     expect(await countOf(svc, 'app.webhook_events')).toBe(0);
   });
 
-  it('accepts the exact bytes signed: 200 {received: true}, one event and its job stored', async () => {
+  it('accepts the exact bytes signed: 200 {received: true} once the raw body is committed; routed into one event and its job', async () => {
     const r = await deliver(svc, text());
     expect(r.status).toBe(200);
     expect(r.json).toEqual({ received: true });
+    // Acknowledged means kept: the bytes as sent are in the inbox, committed, before the router ran.
+    const kept = await svc.services.db.query<{ payload: string; delivery_id: string }>(
+      'select payload, delivery_id from app.webhook_inbox',
+    );
+    expect(kept).toEqual([{ payload: text(), delivery_id: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
+    expect(await countOf(svc, 'app.webhook_events')).toBe(0);
+    await routeInbox(svc);
+    expect(await countOf(svc, 'app.webhook_inbox')).toBe(0);
     expect(await countOf(svc, "app.webhook_events where status = 'pending'")).toBe(1);
     expect(await countOf(svc, "pgboss.job where name = 'process-webhook-event'")).toBe(1);
     await processPending(svc);
@@ -109,6 +129,63 @@ describe('signatures', () => {
     expect((await deliver(svc, '{"object": "user", "entry": []}')).status).toBe(400);
     expect((await deliver(svc, '{"object": "page"}')).status).toBe(400);
     expect(await countOf(svc, 'app.webhook_deliveries')).toBe(before);
+  });
+});
+
+describe('the HTTP surface (deliveries are served before the app, as the app served them)', () => {
+  const received = async () => {
+    const res = await fetch(`${svc.url}/metrics`, { headers: { authorization: `Bearer ${METRICS}` } });
+    const line = (await res.text())
+      .split('\n')
+      .find(
+        (l) =>
+          l.startsWith('svc_http_request_duration_seconds_count{') &&
+          l.includes('route="/functions/v1/:name"') &&
+          l.includes('target="whatsapp-webhook"') &&
+          l.includes('method="POST"') &&
+          l.includes('status="200"'),
+      );
+    return Number(line?.split(' ').at(-1) ?? 0);
+  };
+
+  it('keeps the request id, sends the CORS headers, writes the access line and counts the request by route', async () => {
+    const before = await received();
+    const body = fixture('wa-text', { PHONE_NUMBER_ID: PHONE_B, WA_ID: '14155550107', TEXT_ID: 'surface' });
+    const r = await deliver(svc, body, { headers: { 'x-request-id': 'inbox-surface-0001' } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-request-id')).toBe('inbox-surface-0001');
+    expect(r.headers.get('access-control-allow-origin')).toBe('*');
+    expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+    await vi.waitFor(() =>
+      expect(svc.logs()).toMatch(
+        /"req_id":"inbox-surface-0001","method":"POST","path":"\/functions\/v1\/whatsapp-webhook","status":200/,
+      ),
+    );
+    expect(await received()).toBe(before + 1);
+    await processPending(svc);
+  });
+
+  it('refuses a chunked body once it outgrows WEBHOOK_BODY_LIMIT_BYTES: 413, nothing kept', async () => {
+    const limit = svc.services.config.webhookBodyLimitBytes;
+    const inbox = await countOf(svc, 'app.webhook_inbox');
+    const chunk = new Uint8Array(64 * 1024).fill(120);
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent > limit) return controller.close();
+        sent += chunk.length;
+        controller.enqueue(chunk);
+      },
+    });
+    const res = await fetch(`${svc.url}/functions/v1/whatsapp-webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': 'sha256=00' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ error: 'payload_too_large', details: { limit_bytes: limit } });
+    expect(await countOf(svc, 'app.webhook_inbox')).toBe(inbox);
   });
 });
 
@@ -146,14 +223,15 @@ describe('deliveries', () => {
     const body = fixture('wa-text', { PHONE_NUMBER_ID: PHONE_A, WA_ID: '14155550105', TEXT_ID: 'race' });
     const answers = await Promise.all(Array.from({ length: 5 }, () => deliver(svc, body)));
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    await routeInbox(svc);
     expect(await countOf(svc, 'app.webhook_deliveries where payload like $1', ['%wamid.race%'])).toBe(1);
     await processPending(svc);
     expect(await countOf(svc, "messages where provider_message_id = 'wamid.race'")).toBe(1);
   });
 
   it("a number that moves to another tenant: the next delivery is that tenant's, its job with it", async () => {
-    // The storing statement (src/domain/meta-delivery-store.ts) routes by what is connected now,
-    // and its job is keyed by the organization that routing found, in the same statement.
+    // The router (src/domain/webhook-inbox.ts) routes by what is connected when it runs, and an
+    // event's job is keyed by the organization that routing found, in the same statement.
     const PHONE_M = '109876543210003';
     const jobOf = async (text: string) => {
       const [e] = await svc.services.db.query<{ organization_id: string; id: string }>(
@@ -172,6 +250,7 @@ describe('deliveries', () => {
     const first = fixture('wa-text', { PHONE_NUMBER_ID: PHONE_M, WA_ID: '14155550106', TEXT_ID: 'moved1' });
     const second = fixture('wa-text', { PHONE_NUMBER_ID: PHONE_M, WA_ID: '14155550106', TEXT_ID: 'moved2' });
     expect((await deliver(svc, first)).status).toBe(200);
+    await routeInbox(svc);
     expect(await jobOf('wamid.moved1')).toEqual({ organization_id: orgOf(ownerA), jobs: 1 });
     const gone = await call(svc, 'DELETE', '/functions/v1/connected-accounts', {
       token: ownerA.access_token,
@@ -180,6 +259,7 @@ describe('deliveries', () => {
     expect(gone.status).toBeLessThan(300);
     await connect(ownerB, 'whatsapp', PHONE_M);
     expect((await deliver(svc, second)).status).toBe(200);
+    await routeInbox(svc);
     expect(await jobOf('wamid.moved2')).toEqual({ organization_id: orgOf(ownerB), jobs: 1 });
     await processPending(svc);
   });
@@ -195,6 +275,8 @@ describe('deliveries', () => {
     const r = await deliver(svc, body);
     expect(r.status).toBe(200);
     expect(r.json).toEqual({ received: true });
+    await routeInbox(svc);
+    expect(await countOf(svc, 'app.webhook_inbox')).toBe(0);
     expect(await countOf(svc, 'app.webhook_events')).toBe(events);
     expect(await countOf(svc, 'app.webhook_deliveries where payload like $1', ['%nobody%'])).toBe(0);
     await processPending(svc);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { metaSignature } from '../../src/channels/meta-signature.ts';
 import type { ProcessWebhookJob } from '../../src/domain/webhook-events.ts';
 import { processWebhookEvent } from '../../src/jobs/process-webhook-event.ts';
+import { inboxRouter } from '../../src/jobs/route-webhook-inbox.ts';
 import type { TestService } from '../helpers/service.ts';
 
 // Meta's side of the webhook tests: fixtures written from Meta's documented examples, with their
@@ -43,8 +44,19 @@ export async function deliver(
   return { status: res.status, headers: res.headers, json, text };
 }
 
-/** One run of the worker's job over every pending event (the tests run with WORKER=off). */
+/**
+ * What the worker's router does with the deliveries acknowledged so far: routes the whole inbox,
+ * batch after batch, in this process (the tests run with WORKER=off, so nothing else routes).
+ * Events appear after the 200, not with it: a test that reads them calls this first.
+ */
+export async function routeInbox(svc: TestService) {
+  const route = inboxRouter(svc.services);
+  while ((await route()).taken > 0);
+}
+
+/** The router, then one run of the worker's job over every pending event (WORKER=off). */
 export async function processPending(svc: TestService) {
+  await routeInbox(svc);
   const events = await svc.services.db.query<{ organization_id: string; id: string }>(
     "select organization_id, id from app.webhook_events where status = 'pending' order by received_at, id",
   );
@@ -58,3 +70,16 @@ export async function processPending(svc: TestService) {
 
 export const countOf = async (svc: TestService, sql: string, params: unknown[] = []) =>
   (await svc.services.db.query<{ n: number }>(`select count(*)::int as n from ${sql}`, params))[0]?.n ?? 0;
+
+/**
+ * With a worker running (inline or `svc worker`): resolves once its router has taken every
+ * delivery acknowledged so far (the inbox is empty and nothing holds a row of it), polling the
+ * table; gives up after `ms`.
+ */
+export async function routed(svc: TestService, ms = 15_000) {
+  const end = Date.now() + ms;
+  while ((await countOf(svc, 'app.webhook_inbox')) > 0) {
+    if (Date.now() > end) throw new Error('the inbox router did not take the deliveries');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -16,7 +16,16 @@ import type { Database, Row } from '../../src/platform/db/database.ts';
 
 const NEVER = new Promise<never>(() => {});
 
-export function stopBeforeCommit(db: Database, how: 'hang' | 'rollback', reached: () => void): Database {
+/**
+ * `watch`: the table whose transactions stop (a statement naming it marks the transaction):
+ * app.webhook_events for an event's processing, app.webhook_inbox for the inbox router's batch.
+ */
+export function stopBeforeCommit(
+  db: Database,
+  how: 'hang' | 'rollback',
+  reached: () => void,
+  watch = 'app.webhook_events',
+): Database {
   const stop = Symbol('stopped before commit');
   let dead = false;
   const alive = () => {
@@ -34,14 +43,14 @@ export function stopBeforeCommit(db: Database, how: 'hang' | 'rollback', reached
     },
     async transaction(fn) {
       alive();
-      // Only a webhook event's processing stops: the worker's other transactions (scheduling the
-      // daily purge at start, say) commit as usual.
+      // Only the watched transactions stop (a webhook event's processing by default): the
+      // worker's other transactions (scheduling the daily purge at start, say) commit as usual.
       let processing = false;
       try {
         return await db.transaction(async (tx) => {
           const watched = {
             query: <T extends Row>(sql: string, params?: unknown[]) => {
-              if (sql.includes('app.webhook_events')) processing = true;
+              if (sql.includes(watch)) processing = true;
               return tx.query<T>(sql, params);
             },
           };

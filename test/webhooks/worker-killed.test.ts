@@ -12,6 +12,11 @@
 // rolls back just before the commit (what the crash leaves in the database) and then never returns
 // (what the queue sees of a dead worker); a second queue, started only then, takes the job over
 // once the lease runs out. See stop-before-commit.ts.
+//
+// The same for the inbox router (docs/decisions.md "The durable webhook inbox"): a worker killed
+// inside a batch, after it has stored the deliveries, their events and jobs and deleted the inbox
+// rows, and before its commit, leaves every acknowledged delivery in the inbox; the next worker
+// routes each exactly once (one delivery per body, one event, one job, one message).
 
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -22,7 +27,7 @@ import { exited, spawnUntil } from '../helpers/cli.ts';
 import { onPostgres } from '../helpers/db.ts';
 import { call, type Session, signUp } from '../helpers/http.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { countOf, deliver, fixture, META_ENV } from './meta.ts';
+import { countOf, deliver, fixture, META_ENV, routeInbox } from './meta.ts';
 import { stopBeforeCommit } from './stop-before-commit.ts';
 
 const PHONE_ID = '106540352242922';
@@ -82,20 +87,33 @@ const jobs = async () =>
   );
 
 /** The child's environment: the test service's database and data directory, the test's settings. */
-const childEnv = () => ({
+const childEnv = (extra: Record<string, string> = {}) => ({
+  ...extra,
   ...ENV,
   DATABASE_URL: svc.databaseUrl as string,
   DATA_DIR: svc.dataDir,
   LOG_LEVEL: 'warn',
 });
 
-/** Takes the event's job in a worker that dies just before committing its run. */
-async function killWorkerInsideProcessing(): Promise<void> {
-  if (onPostgres()) {
-    const stalling = path.join(import.meta.dirname, 'stalling-worker.ts');
-    const { child } = await spawnUntil(['--import', 'tsx', stalling], childEnv(), /stopped before commit/);
+/**
+ * Takes the event's job (or, `watch` app.webhook_inbox, the inbox's batch) in a worker that dies
+ * just before committing it; `inside` checks what is visible meanwhile (PostgreSQL only).
+ */
+async function killWorkerInsideProcessing(
+  watch = 'app.webhook_events',
+  inside: () => Promise<void> = async () => {
     // Inside the run, uncommitted: nothing of it is visible from outside yet.
     expect(await countOf(svc, 'messages where provider_message_id = $1', [WAMID])).toBe(0);
+  },
+): Promise<void> {
+  if (onPostgres()) {
+    const stalling = path.join(import.meta.dirname, 'stalling-worker.ts');
+    const { child } = await spawnUntil(
+      ['--import', 'tsx', stalling],
+      childEnv({ STALL_ON: watch }),
+      /stopped before commit/,
+    );
+    await inside();
     child.kill('SIGKILL');
     expect(await exited(child)).toBe('SIGKILL');
     return;
@@ -107,9 +125,14 @@ async function killWorkerInsideProcessing(): Promise<void> {
       ...s,
       // One slot, held by the run that never returns, as a dead process takes no more jobs.
       config: { ...s.config, worker: { ...s.config.worker, concurrency: 1 } },
-      db: stopBeforeCommit(s.db, 'rollback', () => {
-        reached = true;
-      }),
+      db: stopBeforeCommit(
+        s.db,
+        'rollback',
+        () => {
+          reached = true;
+        },
+        watch,
+      ),
     },
     { work: true },
   );
@@ -117,15 +140,18 @@ async function killWorkerInsideProcessing(): Promise<void> {
   await until(async () => reached, 'the run to reach its commit');
 }
 
-/** A fresh worker: `svc worker` in its own process on PostgreSQL, a new queue here on PGlite. */
-async function restartWorker(): Promise<void> {
+/** A fresh worker: `svc worker` in its own process on PostgreSQL, a new queue here on PGlite. Its stop. */
+async function restartWorker(): Promise<() => Promise<unknown>> {
   if (onPostgres()) {
     const { child } = await spawnUntil(['worker'], childEnv(), /svc worker running/, { cli: true });
-    cleanup.push(() => stopChild(child));
-    return;
+    const stop = () => stopChild(child);
+    cleanup.push(stop);
+    return stop;
   }
   const queue: Queue = await startJobs(svc.services, { work: true });
-  cleanup.push(() => queue.stop({ timeoutMs: 1000 }));
+  const stop = () => queue.stop({ timeoutMs: 1000 });
+  cleanup.push(stop);
+  return stop;
 }
 
 async function stopChild(child: ChildProcess) {
@@ -138,6 +164,7 @@ describe('a worker killed mid-processing', () => {
     const body = fixture('wa-text', { PHONE_NUMBER_ID: PHONE_ID, WA_ID, 'wamid.TEXT_ID': WAMID });
     const received = await deliver(svc, body);
     expect(received.status).toBe(200);
+    await routeInbox(svc);
     const [stored] = await svc.services.db.query<{ delivery_id: string }>(
       "select delivery_id from app.webhook_events where status = 'pending'",
     );
@@ -151,7 +178,7 @@ describe('a worker killed mid-processing', () => {
     expect(await eventRow()).toMatchObject({ status: 'pending', attempts: 0, last_error: null });
     expect(await countOf(svc, 'messages where provider_message_id = $1', [WAMID])).toBe(0);
 
-    await restartWorker();
+    const stopWorker = await restartWorker();
     // The queue marks the job completed after the handler's transaction commits: wait for both.
     await until(
       async () => (await eventRow())?.status === 'processed' && (await jobs())[0]?.state === 'completed',
@@ -176,5 +203,61 @@ describe('a worker killed mid-processing', () => {
       token: owner.access_token,
     });
     expect(listed.json).toEqual([{ body: 'Does it come in another color?' }]);
+    // Left running, it would route the next test's deliveries before that test's worker dies.
+    await stopWorker();
+  });
+});
+
+describe('a worker killed inside an inbox batch', () => {
+  it('leaves every acknowledged delivery in the inbox; the next worker routes each exactly once', async () => {
+    const wamids = ['wamid.INBOX_KILLED_1', 'wamid.INBOX_KILLED_2', 'wamid.INBOX_KILLED_3'];
+    const bodies = wamids.map((w) =>
+      fixture('wa-text', { PHONE_NUMBER_ID: PHONE_ID, WA_ID, 'wamid.TEXT_ID': w }),
+    );
+    // Four receipts, one of them Meta's retry of the first (the same bytes): one batch.
+    for (const body of [...bodies, bodies[0] as string]) expect((await deliver(svc, body)).status).toBe(200);
+    expect(await countOf(svc, 'app.webhook_inbox')).toBe(4);
+    const stored = (table: string) =>
+      countOf(svc, `${table} where payload like any($1)`, [wamids.map((w) => `%${w}%`)]);
+    const events = () =>
+      countOf(
+        svc,
+        'app.webhook_events e join app.webhook_deliveries d on d.id = e.delivery where d.payload like any($1)',
+        [wamids.map((w) => `%${w}%`)],
+      );
+
+    await killWorkerInsideProcessing('app.webhook_inbox', async () => {
+      // The batch has stored and deleted everything in its open transaction: none of it shows.
+      expect(await countOf(svc, 'app.webhook_inbox')).toBe(4);
+      expect(await stored('app.webhook_deliveries')).toBe(0);
+    });
+    // The killed batch left nothing behind and took nothing away.
+    expect(await countOf(svc, 'app.webhook_inbox')).toBe(4);
+    expect(await stored('app.webhook_deliveries')).toBe(0);
+    expect(await events()).toBe(0);
+
+    await restartWorker();
+    const messages = () => countOf(svc, 'messages where provider_message_id = any($1)', [wamids]);
+    await until(async () => (await messages()) === 3, 'the three messages');
+    expect(await countOf(svc, 'app.webhook_inbox')).toBe(0);
+    expect(await stored('app.webhook_deliveries')).toBe(3);
+    expect(await events()).toBe(3);
+    await until(
+      async () =>
+        (await countOf(
+          svc,
+          "app.webhook_events e join app.webhook_deliveries d on d.id = e.delivery where d.payload like any($1) and e.status = 'processed'",
+          [wamids.map((w) => `%${w}%`)],
+        )) === 3,
+      'the three events processed',
+    );
+    const jobs = await svc.services.db.query<{ n: number }>(
+      `select count(*)::int as n from pgboss.job j join app.webhook_events e on e.id::text = j.data->>'event_id'
+         join app.webhook_deliveries d on d.id = e.delivery
+        where j.name = 'process-webhook-event' and d.payload like any($1)`,
+      [wamids.map((w) => `%${w}%`)],
+    );
+    expect(jobs).toEqual([{ n: 3 }]);
+    expect(await messages()).toBe(3);
   });
 });

@@ -15,8 +15,8 @@ export function refuseDeclaredTooLarge(req: IncomingMessage, res: ServerResponse
   }
 }
 
-/** The body as UTF-8 text; rejects with 413 (payloadTooLarge) once it passes `limit` bytes. */
-function readText(req: IncomingMessage, res: ServerResponse, limit: number): Promise<string> {
+/** The body's bytes; rejects with 413 (payloadTooLarge) once it passes `limit` bytes. */
+export function readBytes(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -29,10 +29,14 @@ function readText(req: IncomingMessage, res: ServerResponse, limit: number): Pro
         reject(payloadTooLarge(limit));
       }
     });
-    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
     req.once('error', reject);
   });
 }
+
+/** The body as UTF-8 text; rejects with 413 (payloadTooLarge) once it passes `limit` bytes. */
+const readText = (req: IncomingMessage, res: ServerResponse, limit: number) =>
+  readBytes(req, res, limit).then((b) => b.toString('utf8'));
 
 /**
  * A request's JSON body, read and parsed at most once, when first asked for: a SyntaxError for

@@ -80,6 +80,8 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
   const inserts = new Map<string, CapturedInsert>();
   let started = false;
   let stopping = false;
+  /** This process's pg-boss workers per job name (`wake` skips their poll wait). */
+  const workers = new Map<string, string[]>();
   const inFlight = runsInFlight();
   const fail = (name: string, runs: Run[], output: object) => boss.fail(name, runs, output);
   const sweeps = sweeper(
@@ -184,7 +186,7 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
       const returned = await returnExpiredLeases(db, [...definitions.keys()], fail);
       if (returned) opts.log.warn({ jobs: returned }, 'returned jobs whose lease ran out');
       for (const def of definitions.values()) {
-        await boss.work(
+        const id = await boss.work(
           def.name,
           {
             includeMetadata: true,
@@ -211,9 +213,13 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
               }),
             ),
         );
+        workers.set(def.name, [...(workers.get(def.name) ?? []), id]);
       }
       // Once now (what a crash loop or a long outage left behind), then on a timer.
       sweeps.start(opts.sweepIntervalSeconds ?? 60);
+    },
+    wake(name) {
+      for (const id of workers.get(name) ?? []) boss.notifyWorker(id);
     },
     sweep: () => sweeps.now(),
     async abandon(error) {

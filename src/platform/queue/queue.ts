@@ -116,6 +116,11 @@ export interface Queue {
    * `tx`, inside that open transaction, so it commits with what recorded the work.
    */
   complete(name: string, id: string, tx?: Queryable): Promise<void>;
+  /**
+   * Jobs of `name` were just committed: this process's workers of it fetch now instead of at their
+   * next poll (nothing when this process does not work).
+   */
+  wake(name: string): void;
   /** Starts running every registered job in this process; `concurrency` runs per job name. */
   work(opts?: { concurrency?: number }): Promise<void>;
   /**
