@@ -177,12 +177,14 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
       });
     },
     async work(wo = {}) {
-      if (started) return;
-      started = true;
-      working.add(queue);
+      if (started || stopping) return;
       // Before fetching: runs a dead worker held come back now, not at the first supervise pass.
+      // A failure here leaves nothing started, so a later call starts afresh.
       const returned = await returnExpiredLeases(db, [...definitions.keys()], fail);
       if (returned) opts.log.warn({ jobs: returned }, 'returned jobs whose lease ran out');
+      if (started || stopping) return; // another call got here first, or the queue is stopping
+      started = true;
+      working.add(queue);
       for (const def of definitions.values()) {
         await boss.work(
           def.name,
