@@ -130,10 +130,14 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
 
   const queue: Queue = {
     async register(defs) {
-      for (const def of defs as JobDefinition<unknown>[]) {
+      const all = defs as JobDefinition<unknown>[];
+      // Which queues exist, in one statement rather than one per job name (each start registers
+      // them all, on PGlite's one connection before the service answers).
+      const existing = new Set((await boss.getQueues(all.map((d) => d.name))).map((q) => q.name));
+      for (const def of all) {
         // The queue holds only defaults; every job carries its policy (enqueue), so a changed
         // policy applies to the jobs enqueued after it without touching the queue.
-        if (!(await boss.getQueue(def.name))) await boss.createQueue(def.name, retryOptions(def.policy));
+        if (!existing.has(def.name)) await boss.createQueue(def.name, retryOptions(def.policy));
         inserts.set(def.name, await captureInsert(boss, def.name, retryOptions(def.policy)));
         definitions.set(def.name, def);
       }
