@@ -164,6 +164,10 @@ const schema = z.object({
   WORKER_SUPERVISE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   // How often a worker sweeps for messages, webhook events and posts whose job is gone or failed.
   WORKER_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  // How long after `svc start` answers the inline worker begins (its first polls, the sweep, expired
+  // leases, the recurring jobs' schedule): the first requests do not wait behind its statements on
+  // PGlite's one connection. 0: before the service answers, as before (docs/decisions.md).
+  WORKER_START_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   // How long the MCP endpoint trusts its last look at an agent key: the bound on a revocation's
   // reach when its notice is lost (docs/decisions.md, "Revocation reaches every process").
   AGENT_KEY_RECHECK_SECONDS: z.coerce.number().int().min(1).max(60).default(5),
@@ -324,6 +328,8 @@ export type Config = {
     inboxPollMs: number;
     superviseSeconds: number;
     sweepSeconds: number;
+    /** The inline worker begins this long after the service answers (0: before). */
+    startDelayMs: number;
   };
   /** The retention purge (src/jobs/purge-expired.ts): rows per statement, UTC hour of the daily run. */
   purge: { batchSize: number; hourUtc: number };
@@ -577,6 +583,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       inboxPollMs: e.WEBHOOK_INBOX_POLL_MS,
       superviseSeconds: e.WORKER_SUPERVISE_SECONDS,
       sweepSeconds: e.WORKER_SWEEP_SECONDS,
+      startDelayMs: e.WORKER_START_DELAY_MS,
     },
     purge: { batchSize: e.PURGE_BATCH_SIZE, hourUtc: e.PURGE_HOUR_UTC },
     storage: {

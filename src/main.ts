@@ -7,8 +7,8 @@ import { type Config, resolvePublicUrl } from './config.ts';
 import { createKeyCheck, KEY_REVOKED_CHANNEL } from './domain/key-check.ts';
 import { createPlanCache } from './domain/plan-cache.ts';
 import { mediaUrlSigner } from './domain/signed-url.ts';
-import type { MakeJob, MediaUrl } from './jobs/deps.ts';
-import { startJobs } from './jobs/index.ts';
+import type { JobDeps, MakeJob, MediaUrl } from './jobs/deps.ts';
+import { startJobs, startWorkLater } from './jobs/index.ts';
 import { lockDataDir } from './platform/data-dir-lock.ts';
 import type { Database } from './platform/db/database.ts';
 import { migrate, SCHEMA_CHANNEL } from './platform/db/migrate.ts';
@@ -132,6 +132,9 @@ export async function startService(
   let queue: Queue | undefined;
   let realtime: Realtime | undefined;
   let services: Services;
+  const inline = config.worker.mode === 'inline';
+  const workLater = inline && config.worker.startDelayMs > 0;
+  let jobDeps: JobDeps | undefined;
   try {
     const tokens = createTokens(keys, `${url}/auth/v1`);
     // Shared counters when several processes serve one deployment; in memory otherwise.
@@ -158,23 +161,28 @@ export async function startService(
     // The worker runs in this process unless WORKER=off (then `svc worker` runs it elsewhere).
     // Made before the worker, so a plan billing changes is forgotten here at once (other processes: docs/billing.md).
     const plans = createPlanCache(db);
+    const base = {
+      config,
+      forgetPlan: (org: string) => plans.forget(org),
+      db,
+      log,
+      now,
+      secrets,
+      // Meta fetches a post's media from these links; the public address must reach this service.
+      mediaUrl: opts.mediaUrl ?? mediaUrlSigner({ secrets, publicUrl: url, now }),
+      storage,
+      metrics,
+    };
     // A webhook receipt wakes the inline worker's inbox router as soon as it commits.
     const webhookInbox = wakeSignal();
-    queue = await startJobs(
-      {
-        config,
-        forgetPlan: (org) => plans.forget(org),
-        db,
-        log,
-        now,
-        secrets,
-        // Meta fetches a post's media from these links; the public address must reach this service.
-        mediaUrl: opts.mediaUrl ?? mediaUrlSigner({ secrets, publicUrl: url, now }),
-        storage,
-        metrics,
-      },
-      { work: config.worker.mode === 'inline', extra: opts.jobs, inbox: webhookInbox },
-    );
+    // Registered now (requests enqueue from the first one on); the jobs run from now on, or from
+    // WORKER_START_DELAY_MS after the service answers (startWorkLater below).
+    queue = await startJobs(base, {
+      work: workLater ? 'later' : inline,
+      extra: opts.jobs,
+      inbox: webhookInbox,
+    });
+    jobDeps = { ...base, queue };
     const schemaCache = schemaCacheLoader(db);
     services = {
       config,
@@ -245,6 +253,10 @@ export async function startService(
     lock?.release();
     throw err;
   }
+  const worker =
+    workLater && jobDeps
+      ? startWorkLater(jobDeps, config.worker.startDelayMs, services.webhookInbox)
+      : undefined;
   log.info(
     { url, engine: db.engine, worker: config.worker.mode, metrics: metricsListener?.url },
     'listening',
@@ -261,6 +273,8 @@ export async function startService(
       try {
         // After the last request (whose jobs are committed), before the database: runs in flight
         // may finish within the same timeout; one cut short runs again after its lease.
+        // Not begun yet, or begun: then its inbox router's batch in hand ends first, then the queue.
+        await worker?.stop(config.shutdownTimeoutMs);
         await services.queue.stop({ timeoutMs: config.shutdownTimeoutMs });
         await stopListening?.();
         await services.mail.close();

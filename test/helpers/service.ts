@@ -67,6 +67,9 @@ export async function startTestService(
     LOG_LEVEL: 'info',
     DATA_DIR: dir,
     BCRYPT_COST: '10',
+    // The worker begins before the service answers, as the tests were written for; the delay of a
+    // real start (WORKER_START_DELAY_MS) is tested on its own (queue-lifecycle.test.ts).
+    WORKER_START_DELAY_MS: '0',
     ...(openGraph ? { META_GRAPH_URL: openGraph.url, META_INSTAGRAM_GRAPH_URL: openGraph.url } : {}),
     ...(openShopify ? { SHOPIFY_SHOP_URL: openShopify.shopUrl } : {}),
     // The run's pool mode (.ci/run); the database itself is opened by the helpers (db.ts).

@@ -132,10 +132,14 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
 
   const queue: Queue = {
     async register(defs) {
-      for (const def of defs as JobDefinition<unknown>[]) {
+      const all = defs as JobDefinition<unknown>[];
+      // Which queues exist, in one statement rather than one per job name (each start registers
+      // them all, on PGlite's one connection before the service answers).
+      const existing = new Set((await boss.getQueues(all.map((d) => d.name))).map((q) => q.name));
+      for (const def of all) {
         // The queue holds only defaults; every job carries its policy (enqueue), so a changed
         // policy applies to the jobs enqueued after it without touching the queue.
-        if (!(await boss.getQueue(def.name))) await boss.createQueue(def.name, retryOptions(def.policy));
+        if (!existing.has(def.name)) await boss.createQueue(def.name, retryOptions(def.policy));
         inserts.set(def.name, await captureInsert(boss, def.name, retryOptions(def.policy)));
         definitions.set(def.name, def);
       }
@@ -179,12 +183,14 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
       });
     },
     async work(wo = {}) {
-      if (started) return;
-      started = true;
-      working.add(queue);
+      if (started || stopping) return;
       // Before fetching: runs a dead worker held come back now, not at the first supervise pass.
+      // A failure here leaves nothing started, so a later call starts afresh.
       const returned = await returnExpiredLeases(db, [...definitions.keys()], fail);
       if (returned) opts.log.warn({ jobs: returned }, 'returned jobs whose lease ran out');
+      if (started || stopping) return; // another call got here first, or the queue is stopping
+      started = true;
+      working.add(queue);
       for (const def of definitions.values()) {
         const id = await boss.work(
           def.name,
