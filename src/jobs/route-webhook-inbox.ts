@@ -5,7 +5,8 @@ import type { JobDeps } from './deps.ts';
 
 // The worker's router of the webhook inbox (src/domain/webhook-inbox.ts, docs/webhooks.md): every
 // worker (inline or `svc worker`) runs one loop, woken by a receipt of its own process
-// (WakeSignal, main.ts) or every WEBHOOK_INBOX_POLL_MS for receipts of other processes. A batch's
+// (WakeSignal, main.ts) or every WEBHOOK_INBOX_POLL_MS for receipts of other processes (on
+// PostgreSQL). A batch's
 // events are this process's to process first: its workers of process-webhook-event fetch at once.
 
 /** One batch routed and logged: what the loop runs, and what tests call to route what is there. */
@@ -34,7 +35,9 @@ export function startInboxRouter(deps: JobDeps): BatchLoop {
   return batchLoop({
     run: async () => (await route()).taken,
     batch: INBOX_BATCH,
-    pollMs: deps.config.worker.inboxPollMs,
+    // On PGlite no other process can write the inbox (the data directory is this process's): the
+    // poll only retries a failed batch, as often as the queue's own polls.
+    pollMs: deps.db.engine === 'pglite' ? deps.config.worker.pollMs : deps.config.worker.inboxPollMs,
     log: deps.log,
     what: 'webhook inbox router',
   });
