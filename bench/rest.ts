@@ -22,7 +22,8 @@
 // BENCH_SECONDS (default 4) per measured run, BENCH_ROUNDS (5), BENCH_CONNECTIONS (32),
 // BENCH_ENGINES (pglite,postgres), BENCH_IDS (2000; 1 = one fixed id), BENCH_NEIGHBOUR (on),
 // BENCH_ONLY=<part of a label> measures only those requests (e.g. "by id"),
-// BENCH_CPU_PROF=<dir> writes both servers' CPU profiles there;
+// BENCH_CPU_PROF=<dir> writes both servers' CPU profiles there (<dir>/rest-service/, <dir>/rest-baseline/:
+// the main thread's file is the one whose name ends in .0.001.cpuprofile, thread 0);
 // DATABASE_READ_CONNECTIONS sets the service's (and so the baseline's) shared read connections.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -48,14 +49,11 @@ type Running = { url: string; pid: number; stop(): Promise<void> };
 
 /** Starts a bench process and resolves with the URL it reports once it serves. */
 function start(script: string, childEnv: Record<string, string>): Promise<Running> {
+  // One directory per script, files named by Node (process and thread): a fixed --cpu-prof-name
+  // made tsx's module-hooks thread and the main thread write the same file, and whichever
+  // exited last was the profile kept (often the hooks thread's, idle during the run).
   const prof = env.BENCH_CPU_PROF
-    ? [
-        '--cpu-prof',
-        '--cpu-prof-dir',
-        env.BENCH_CPU_PROF,
-        '--cpu-prof-name',
-        `${script}.${Date.now()}.cpuprofile`,
-      ]
+    ? ['--cpu-prof', '--cpu-prof-dir', path.join(env.BENCH_CPU_PROF, script.replace(/\.ts$/, ''))]
     : [];
   const child: ChildProcess = spawn(process.execPath, [...prof, '--import', 'tsx', path.join(here, script)], {
     // stdout (the service's JSON log lines) goes to /dev/null: written, as in a deployment, not kept.

@@ -45,7 +45,8 @@ const STATEMENTS_MAX = 500;
  * whose statement is not one text with the literals as bound values (a search, a check that
  * failed) is kept with `slots` null and read by its query string as above.
  */
-type Shared = { made: Prepared; slots: number[] | null };
+type Shared = { made: Prepared; slots: number[] | null; page: Page_ };
+type Page_ = ReturnType<typeof pageOf>;
 const shared = new WeakMap<Relation, Map<string, Shared>>();
 
 function cacheOf<T>(caches: WeakMap<Relation, Map<string, T>>, rel: Relation): Map<string, T> {
@@ -89,39 +90,45 @@ function share(
   count: ReadPlan['count'],
 ): Shared {
   const made = make(s, req, rel, req.query, page, count);
-  if (!made.sql) return { made, slots: null };
+  if (!made.sql) return { made, slots: null, page };
   try {
     const query = parseRead(new URLSearchParams(shape.render(marker)));
     const marked = make(s, req, rel, query, page, count).sql;
-    return { made, slots: marked && slotsOf(made.sql, marked, shape.literals, marker) };
+    return { made, slots: marked && slotsOf(made.sql, marked, shape.literals, marker), page };
   } catch {
-    return { made, slots: null }; // the stand-ins made it fail: not shared
+    return { made, slots: null, page }; // the stand-ins made it fail: not shared
   }
 }
 
+/**
+ * The plan and statement of a read, and its page. A read whose shape's statement is kept asks
+ * nothing of `req.query`, so its query string is never parsed (request.ts): the page is the
+ * shape's, whose limit, offset and Range header are part of its key.
+ */
 function prepare(
   s: Services,
   req: ApiRequest,
   rel: Relation,
-  page: ReturnType<typeof pageOf>,
   count: ReadPlan['count'],
-): Prepared {
+): Prepared & { page: Page_ } {
   const base = `${count}\n${req.organization}\n${req.range}\n${req.csv}\n`;
   const shape = shapeOf(req.search);
   if (shape) {
     const byShape = cacheOf(shared, rel);
     const key = base + shape.key;
-    const hit = byShape.get(key) ?? keep(byShape, key, share(s, req, rel, shape, page, count));
-    const { made, slots } = hit;
+    const hit =
+      byShape.get(key) ?? keep(byShape, key, share(s, req, rel, shape, pageOf(req.query, req.range), count));
+    const { made, slots, page } = hit;
     if (slots && made.sql) {
       const values = [...made.sql.values];
       for (const [i, k] of slots.entries()) values[k] = shape.literals[i];
-      return { plan: made.plan, sql: { text: made.sql.text, values } };
+      return { plan: made.plan, sql: { text: made.sql.text, values }, page };
     }
   }
+  const page = pageOf(req.query, req.range);
   const byQuery = cacheOf(prepared, rel);
   const key = base + req.search;
-  return byQuery.get(key) ?? keep(byQuery, key, make(s, req, rel, req.query, page, count));
+  return { ...(byQuery.get(key) ?? keep(byQuery, key, make(s, req, rel, req.query, page, count))), page };
 }
 
 /** The top node's "Plan Rows" of an EXPLAIN (FORMAT JSON). */
@@ -226,17 +233,21 @@ const floor = (plan: ReadPlan, p: Page) =>
  * count up to ESTIMATE_ABOVE and then take the tenant's own estimate (tenantEstimate).
  */
 export async function read(s: Services, req: ApiRequest): Promise<RestResponse> {
-  const rel = relationOf(s.schema, req.table);
-  const page = pageOf(req.query, req.range);
+  // A query string that does not parse is refused before an unknown table, as it always was.
+  let rel = s.schema.get(req.table);
+  if (!rel) {
+    void req.query;
+    rel = relationOf(s.schema, req.table);
+  }
+  const table = rel;
   // Under RLS a planned count is an estimated one: exact up to ESTIMATE_ABOVE rows (a bounded
   // count costs less than being careful with statistics), then the tenant's own estimate.
   const count =
     req.principal.kind !== 'service' && req.prefer.count === 'planned' ? 'estimated' : req.prefer.count;
-  const { body, returned, total } = await fetchPage(s, req, prepare(s, req, rel, page, count)).catch(
-    (err) => {
-      throw explainDbError(err, rel, fromFilters(req.query.filters, undefined, req.query.embedded));
-    },
-  );
+  const { page, ...made } = prepare(s, req, table, count);
+  const { body, returned, total } = await fetchPage(s, req, made).catch((err) => {
+    throw explainDbError(err, table, fromFilters(req.query.filters, undefined, req.query.embedded));
+  });
   const headers = { 'Content-Range': contentRange(page.offset, returned, total) };
   if (req.single) {
     if (returned !== 1) throw notSingle(returned);

@@ -66,16 +66,43 @@ export type HttpRequest = {
 
 export function apiRequest(http: HttpRequest, table: string, inOrganization: boolean): ApiRequest {
   const { method, search, headers, principal } = http;
+  // A read's query string is parsed when a stage first asks for it: a read whose shape's statement
+  // is kept (read.ts) needs none of it, and with a spread of ids each string is new, so parsing it
+  // built objects that the cache above then kept until 500 others pushed them out, long enough to
+  // reach the old generation (docs/performance.md, "REST CPU per request"). A write parses at once.
+  let query: ParsedQuery | undefined;
+  const parse = () => {
+    query ??= parseQuery(search);
+    return query;
+  };
+  if (method !== 'GET' && method !== 'HEAD') parse();
+  let prefer: Prefer;
+  let answer: ReturnType<typeof shapeOfAnswer>;
+  try {
+    // Node joins a header sent twice with ", ", as a Headers object does (not set-cookie).
+    prefer = parsePrefer(headers.prefer as string | undefined);
+    answer = shapeOfAnswer(negotiate(headers.accept, method === 'GET' || method === 'HEAD'));
+  } catch (err) {
+    parse(); // a query string that does not parse is refused first, as it always was
+    throw err;
+  }
   return {
     method,
     table,
     principal,
     organization: inOrganization ? claimedOrganization(principal) : null,
     search,
-    ...parseQuery(search),
-    // Node joins a header sent twice with ", ", as a Headers object does (not set-cookie).
-    prefer: parsePrefer(headers.prefer as string | undefined),
-    ...shapeOfAnswer(negotiate(headers.accept, method === 'GET' || method === 'HEAD')),
+    get query() {
+      return parse().query;
+    },
+    get columns() {
+      return parse().columns;
+    },
+    get onConflict() {
+      return parse().onConflict;
+    },
+    prefer,
+    ...answer,
     range: headers.range,
   };
 }

@@ -131,3 +131,46 @@ describe('reads of the same shape with other values', () => {
     ).toHaveLength(1);
   });
 });
+
+// request.ts parses a read's query string only when a stage asks for it (a read whose shape's
+// statement is kept asks nothing of it); what a malformed one is answered must not change.
+describe('a read’s query string parsed on demand', () => {
+  const bad = 'select=first_name&limit=many';
+
+  it('refuses a malformed query string before an unknown table or a strict Prefer', async () => {
+    const known = await call(svc, 'GET', `/rest/v1/contacts?${bad}`, { token: a.access_token });
+    expect(known.status).toBe(400);
+    const unknown = await call(svc, 'GET', `/rest/v1/no_such_table?${bad}`, { token: a.access_token });
+    expect([unknown.status, unknown.json]).toEqual([known.status, known.json]);
+    const strict = await call(svc, 'GET', `/rest/v1/contacts?${bad}`, {
+      token: a.access_token,
+      headers: { prefer: 'handling=strict, bogus=1' },
+    });
+    expect([strict.status, strict.json]).toEqual([known.status, known.json]);
+    // The same Prefer alone is refused for itself.
+    const prefer = await call(svc, 'GET', '/rest/v1/contacts?select=first_name', {
+      token: a.access_token,
+      headers: { prefer: 'handling=strict, bogus=1' },
+    });
+    expect(prefer.status).toBe(400);
+    expect(prefer.json).not.toEqual(known.json);
+  });
+
+  it('pages each row of a kept shape by its own Range header', async () => {
+    const all = await names(b.access_token, '/rest/v1/contacts?select=first_name,id&order=first_name');
+    const ids = (all.r.json as { id: string }[]).map((row) => row.id);
+    for (const range of ['0-0', '0-1', '0-0']) {
+      for (const id of ids) {
+        const { names: got, r } = await names(
+          b.access_token,
+          `/rest/v1/contacts?select=first_name&order=first_name&id=gte.${id}`,
+          { range },
+        );
+        const expected = all.names.filter((_, i) => ids[i] !== undefined && ids[i] >= id);
+        const want = range === '0-0' ? expected.slice(0, 1) : expected.slice(0, 2);
+        expect(got).toEqual(want);
+        expect(r.headers.get('content-range')).toBe(`0-${want.length - 1}/*`);
+      }
+    }
+  });
+});
