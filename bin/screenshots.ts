@@ -9,13 +9,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
 import { TZDate } from '@date-fns/tz';
 import { addDays, startOfWeek } from 'date-fns';
 import type { Page } from 'playwright-core';
 import { loadConfig } from '../src/config.ts';
 import { startService } from '../src/main.ts';
 import { startFakeGraph } from '../test/fakes/graph/index.ts';
+import { encodePng } from '../test/fakes/media/png.ts';
 import { launchBrowser } from '../test/helpers/chromium.ts';
 import { APP_SECRET, deliver, fixture, VERIFY_TOKEN } from '../test/webhooks/meta.ts';
 
@@ -30,36 +30,11 @@ const IG_ID = '178550003';
 const TOKEN = 'EAAG-demo-token';
 
 /** A width×height PNG: a diagonal blend of two colours (a stand-in for a product photo). */
-function photo(width: number, height: number, from: number[], to: number[]): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const out = Buffer.alloc(body.length + 8);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body), body.length + 4);
-    return out;
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 2, 0, 0, 0], 8);
-  const rows: Buffer[] = [];
-  for (let y = 0; y < height; y++) {
-    const row = Buffer.alloc(1 + width * 3);
-    for (let x = 0; x < width; x++) {
-      const t = (x + y) / (width + height);
-      for (let c = 0; c < 3; c++)
-        row[1 + x * 3 + c] = Math.round((from[c] ?? 0) * (1 - t) + (to[c] ?? 0) * t);
-    }
-    rows.push(row);
-  }
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(Buffer.concat(rows))),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
+const photo = (width: number, height: number, from: number[], to: number[]) =>
+  encodePng(width, height, (x, y) => {
+    const t = (x + y) / (width + height);
+    return from.map((f, c) => Math.round(f * (1 - t) + (to[c] ?? 0) * t));
+  });
 
 const PHOTOS: Record<string, Buffer> = {
   'loaf.png': photo(160, 160, [214, 160, 96], [120, 70, 30]),

@@ -59,7 +59,7 @@ export class MediaFetchError extends Error {
 }
 
 /** Whether a URL's host is on the allow list: `host` matches any port, `host:port` that port. */
-export function isAllowedHost(url: URL, allowHosts: string[]): boolean {
+function isAllowedHost(url: URL, allowHosts: string[]): boolean {
   const host = url.hostname.toLowerCase();
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   return allowHosts.some((entry) => {
@@ -135,7 +135,7 @@ export function checkedUrl(text: string, original: string, allowHosts: string[])
  * The connection's own DNS lookup: every address the name has must be public, and the socket
  * connects to those checked (Node calls this instead of its resolver, with or without `all`).
  */
-export function publicOnlyLookup(original: string, allowed: boolean) {
+function publicOnlyLookup(original: string, allowed: boolean) {
   return (
     hostname: string,
     options: { all?: boolean; family?: number | string },
@@ -161,18 +161,40 @@ export function publicOnlyLookup(original: string, allowed: boolean) {
 }
 
 function request(target: URL, original: string, opts: MediaFetchOptions, signal: AbortSignal) {
-  const allowed = isAllowedHost(target, opts.allowHosts);
+  return guardedGet(
+    target,
+    original,
+    opts.allowHosts,
+    { accept: 'image/*, video/*', 'user-agent': 'svc-media-fetch/1' },
+    signal,
+  ).catch((err) => {
+    throw failure(err, original, opts.timeoutMs, signal);
+  });
+}
+
+/**
+ * A GET of a checked URL (checkedUrl) whose every resolved address must be public unless its host
+ * is allowed, on a connection of its own, resolved with the answer's head (redirects not followed).
+ */
+export function guardedGet(
+  target: URL,
+  original: string,
+  allowHosts: string[],
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): Promise<http.IncomingMessage> {
+  const allowed = isAllowedHost(target, allowHosts);
   return new Promise<http.IncomingMessage>((resolve, reject) => {
     const req = (target.protocol === 'https:' ? https : http).request(target, {
       method: 'GET',
-      headers: { accept: 'image/*, video/*', 'user-agent': 'svc-media-fetch/1' },
+      headers,
       lookup: publicOnlyLookup(original, allowed) as never,
       // A fresh connection per download: a pooled socket was checked for another name.
       agent: false,
       signal,
     });
     req.on('response', resolve);
-    req.on('error', (err) => reject(failure(err, original, opts.timeoutMs, signal)));
+    req.on('error', reject);
     req.end();
   });
 }

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { deflateSync } from 'node:zlib';
 import { TZDate } from '@date-fns/tz';
 import { addDays, format } from 'date-fns';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { encodePng } from '../fakes/media/png.ts';
 import { DESKTOP, openPage, type TestPage } from '../helpers/browser.ts';
 
 // For test/web/social.test.ts. Candidates for test/helpers/browser.ts: a page whose browser lives
@@ -24,43 +24,8 @@ export async function openPageInZone(
   return openPage(browser, viewport, { expectedStatuses, timezoneId });
 }
 
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-const crc32 = (bytes: Buffer) => {
-  let c = 0xffffffff;
-  for (const b of bytes) c = (CRC_TABLE[(c ^ b) & 0xff] as number) ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-};
-const chunk = (type: string, data: Buffer) => {
-  const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-  const out = Buffer.alloc(body.length + 8);
-  out.writeUInt32BE(data.length, 0);
-  body.copy(out, 4);
-  out.writeUInt32BE(crc32(body), body.length + 4);
-  return out;
-};
-
-/**
- * A PNG a browser can decode (test/fakes/media/samples.ts makes files whose headers are right
- * and whose pixels are not: enough for type detection, not for an <img> to load).
- */
-export function realPng(width: number, height: number): Buffer {
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
-  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(width * 3, 0xc0)]);
-  const pixels = Buffer.concat(Array.from({ length: height }, () => row));
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(pixels)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
+/** A grey PNG a browser can decode. */
+export const realPng = (width: number, height: number) => encodePng(width, height, () => [0xc0, 0xc0, 0xc0]);
 
 /** A local media host (allowed by MEDIA_FETCH_ALLOW_HOSTS) serving one PNG at /photo.png. */
 export async function mediaHost(): Promise<{ server: Server; url: string; close(): Promise<void> }> {
