@@ -285,12 +285,9 @@ await withScratchDatabase('lists', async (url) => {
     const schema = await loadSchemaCache(db);
     const principal: Principal = { kind: 'user', userId: '', claims: claimsOf(accessToken) };
     principal.userId = principal.claims.sub as string;
-    console.log('\nEXPLAIN ANALYZE (as the owner, RLS) of the keyset page each list sends:');
-    for (const { table, select, filter = '' } of LISTS) {
-      const c = cursors.get(`${table} ${DEEP}`) as Cursor;
-      const q = parseRead(
-        new URLSearchParams(`${filter}select=${select}&${order}&${keyset(c)}&limit=${PAGE + 1}`),
-      );
+    /** EXPLAIN ANALYZE of the read a /rest/v1 query string makes, as the owner under RLS. */
+    const explain = async (table: string, title: string, search: string) => {
+      const q = parseRead(new URLSearchParams(search));
       const plan = readPlan(schema, relationOf(schema, table), q, pageOf(q, undefined), null, org);
       const sql = readSql(plan);
       const rows = await db.asPrincipal(
@@ -299,26 +296,22 @@ await withScratchDatabase('lists', async (url) => {
           tx.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers, costs off) ${sql.text}`, sql.values),
         { readOnly: true },
       );
-      console.log(`\n${table}\n${rows.map((r) => `    ${r['QUERY PLAN']}`).join('\n')}`);
+      console.log(`\n${title}\n${rows.map((r) => `    ${r['QUERY PLAN']}`).join('\n')}`);
+    };
+    console.log('\nEXPLAIN ANALYZE (as the owner, RLS) of the keyset page each list sends:');
+    for (const { table, select, filter = '' } of LISTS) {
+      const c = cursors.get(`${table} ${DEEP}`) as Cursor;
+      await explain(table, table, `${filter}select=${select}&${order}&${keyset(c)}&limit=${PAGE + 1}`);
     }
     for (const { table, column, descending } of SORTED) {
       const { select } = LISTS.find((l) => l.table === table) as (typeof LISTS)[number];
       const dir = descending ? 'desc' : 'asc';
       const c = sortedCursors.get(`${table} ${column} ${DEEP}`) as { v: string; id: string };
-      const q = parseRead(
-        new URLSearchParams(
-          `select=${select}&order=${column}.${dir},id.${dir}&${sortedKeyset(column, descending, c)}&limit=${PAGE + 1}`,
-        ),
+      await explain(
+        table,
+        `${table} by ${column} ${dir}`,
+        `select=${select}&order=${column}.${dir},id.${dir}&${sortedKeyset(column, descending, c)}&limit=${PAGE + 1}`,
       );
-      const plan = readPlan(schema, relationOf(schema, table), q, pageOf(q, undefined), null, org);
-      const sql = readSql(plan);
-      const rows = await db.asPrincipal(
-        principal,
-        (tx) =>
-          tx.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers, costs off) ${sql.text}`, sql.values),
-        { readOnly: true },
-      );
-      console.log(`\n${table} by ${column} ${dir}\n${rows.map((r) => `    ${r['QUERY PLAN']}`).join('\n')}`);
     }
     console.log(`\n${lines.join('\n')}\n\n${sortedLines.join('\n')}\n\n${exportLine}`);
   } finally {
