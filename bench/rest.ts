@@ -24,7 +24,10 @@
 // BENCH_ONLY=<part of a label> measures only those requests (e.g. "by id"),
 // BENCH_CPU_PROF=<dir> writes both servers' CPU profiles there (<dir>/rest-service/, <dir>/rest-baseline/:
 // the main thread's file is the one whose name ends in .0.001.cpuprofile, thread 0);
-// DATABASE_READ_CONNECTIONS sets the service's (and so the baseline's) shared read connections.
+// DATABASE_READ_CONNECTIONS sets the service's (and so the baseline's) shared read connections;
+// BENCH_COMPARE=<another checkout> (PostgreSQL only) runs that checkout's service too, as `other`,
+// side by side and in the same rounds: an A/B of a change on a machine whose speed drifts between
+// runs far more than the change moves it (its own node_modules, or a link to these).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,21 +44,23 @@ const WARMUP = 1;
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 5);
 const ENGINES = (env.BENCH_ENGINES ?? 'pglite,postgres').split(',');
 const ONLY = env.BENCH_ONLY;
+const COMPARE = env.BENCH_COMPARE;
 const MODES = env.BENCH_NEIGHBOUR === 'off' ? (['quiet'] as const) : (['quiet', 'neighbour'] as const);
 type Mode = (typeof MODES)[number];
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 type Running = { url: string; pid: number; stop(): Promise<void> };
 
-/** Starts a bench process and resolves with the URL it reports once it serves. */
-function start(script: string, childEnv: Record<string, string>): Promise<Running> {
+/** Starts a bench process (of this checkout, or of `dir`'s) and resolves with its URL once it serves. */
+function start(script: string, childEnv: Record<string, string>, dir = here): Promise<Running> {
   // One directory per script, files named by Node (process and thread): a fixed --cpu-prof-name
   // made tsx's module-hooks thread and the main thread write the same file, and whichever
   // exited last was the profile kept (often the hooks thread's, idle during the run).
   const prof = env.BENCH_CPU_PROF
     ? ['--cpu-prof', '--cpu-prof-dir', path.join(env.BENCH_CPU_PROF, script.replace(/\.ts$/, ''))]
     : [];
-  const child: ChildProcess = spawn(process.execPath, [...prof, '--import', 'tsx', path.join(here, script)], {
+  const child: ChildProcess = spawn(process.execPath, [...prof, '--import', 'tsx', path.join(dir, script)], {
+    cwd: path.dirname(dir),
     // stdout (the service's JSON log lines) goes to /dev/null: written, as in a deployment, not kept.
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: { ...env, ...childEnv },
@@ -130,9 +135,11 @@ async function benchEngine(
   const fixture = JSON.parse(readFileSync(childEnv.BENCH_FIXTURE, 'utf8')) as Fixture;
   if (ONLY) fixture.requests = fixture.requests.filter((r) => r.label.includes(ONLY));
   let baseline: Running | null = null;
-  type Loads = { service: Measured[]; baseline: Measured[]; plain: Measured[] };
+  const other =
+    COMPARE && sideBySide ? await start('rest-service.ts', childEnv, path.join(COMPARE, 'bench')) : null;
+  type Loads = { service: Measured[]; baseline: Measured[]; plain: Measured[]; other: Measured[] };
   const loads = new Map<Mode, Loads[]>(
-    MODES.map((m) => [m, fixture.requests.map(() => ({ service: [], baseline: [], plain: [] }))]),
+    MODES.map((m) => [m, fixture.requests.map(() => ({ service: [], baseline: [], plain: [], other: [] }))]),
   );
   const headers = {
     apikey: fixture.anonKey,
@@ -146,7 +153,11 @@ async function benchEngine(
       for (const mode of MODES) {
         const stopNeighbour = mode === 'neighbour' ? neighbour() : null;
         try {
-          for (const which of ['service', 'baseline'] as const) {
+          // The two services take turns at going first.
+          const services = round % 2 ? (['other', 'service'] as const) : (['service', 'other'] as const);
+          for (const which of other
+            ? ([...services, 'baseline'] as const)
+            : (['service', 'baseline'] as const)) {
             if (!sideBySide) {
               // One process at a time on a PGlite directory: stop the other before starting this one.
               await (which === 'service' ? baseline : service)?.stop();
@@ -155,7 +166,7 @@ async function benchEngine(
             }
             if (which === 'service') service ??= await start('rest-service.ts', childEnv);
             else baseline ??= await start('rest-baseline.ts', childEnv);
-            const server = which === 'service' ? service : baseline;
+            const server = which === 'service' ? service : which === 'other' ? other : baseline;
             for (const [k, r] of fixture.requests.entries()) {
               const target = { method: r.method, body: r.body, headers };
               const runs: [keyof Loads, string[] | null][] = [[which, paths[k] ?? null]];
@@ -176,6 +187,7 @@ async function benchEngine(
     }
   } finally {
     await service?.stop();
+    await other?.stop();
     await baseline?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -203,6 +215,17 @@ async function benchEngine(
           `(per round: ${paired.toFixed(2)}×; goal ≥ 0.85), p99 ${(svc.p99 / base.p99).toFixed(2)}× (goal ≤ 2), ` +
           `server CPU per request ${(svc.cpu.server / base.cpu.server).toFixed(2)}× (goal ≤ 1.3)`,
       );
+      if (l.other.length) {
+        const them = medianLoad(l.other);
+        console.log(`  other    ${f(them)}   rounds: ${each(l.other)}   (${COMPARE})`);
+        const perRound = (of: (x: Measured) => number) =>
+          median(l.service.map((x, i) => of(x) / of(l.other[i] ?? x)) ?? Number.NaN).toFixed(2);
+        lines.push(
+          `rest ${engine} ${mode} ${r.label}: service at ${(svc.rps / them.rps).toFixed(2)}× the other checkout's ` +
+            `req/s (per round: ${perRound((x) => x.rps)}×), server CPU per request ` +
+            `${(svc.cpu.server / them.cpu.server).toFixed(2)}× (per round: ${perRound((x) => x.cpu.server)}×)`,
+        );
+      }
       if (l.plain.length) {
         const plain = medianLoad(l.plain);
         console.log(`  plain    ${f(plain)}   rounds: ${each(l.plain)}   (the read alone, as the owner)`);

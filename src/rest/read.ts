@@ -120,8 +120,8 @@ function prepare(
       byShape.get(key) ?? keep(byShape, key, share(s, req, rel, shape, pageOf(req.query, req.range), count));
     const { made, slots, page } = hit;
     if (slots && made.sql) {
-      const values = [...made.sql.values];
-      for (const [i, k] of slots.entries()) values[k] = shape.literals[i];
+      const values = made.sql.values.slice();
+      for (let i = 0; i < slots.length; i++) values[slots[i] as number] = shape.literals[i];
       return { plan: made.plan, sql: { text: made.sql.text, values }, page };
     }
   }
@@ -214,9 +214,9 @@ async function fetchPage(s: Services, req: ApiRequest, { plan, sql }: Prepared):
       { readOnly: true },
     );
   }
-  const { own, ...result } = row;
+  const result: Page = { body: row.body, returned: row.returned, total: row.total };
   if (!service && plan.count === 'estimated' && past(result)) {
-    const mine = own === undefined || own === null ? null : Number(own);
+    const mine = row.own === undefined || row.own === null ? null : Number(row.own);
     result.total = Math.max(await tenantTotal(s, req, plan, mine), floor(plan, result));
   }
   return result;
@@ -244,10 +244,15 @@ export async function read(s: Services, req: ApiRequest): Promise<RestResponse> 
   // count costs less than being careful with statistics), then the tenant's own estimate.
   const count =
     req.principal.kind !== 'service' && req.prefer.count === 'planned' ? 'estimated' : req.prefer.count;
-  const { page, ...made } = prepare(s, req, table, count);
-  const { body, returned, total } = await fetchPage(s, req, made).catch((err) => {
+  const made = prepare(s, req, table, count);
+  const page = made.page;
+  let fetched: Page;
+  try {
+    fetched = await fetchPage(s, req, made);
+  } catch (err) {
     throw explainDbError(err, table, fromFilters(req.query.filters, undefined, req.query.embedded));
-  });
+  }
+  const { body, returned, total } = fetched;
   const headers = { 'Content-Range': contentRange(page.offset, returned, total) };
   if (req.single) {
     if (returned !== 1) throw notSingle(returned);

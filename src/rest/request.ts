@@ -64,47 +64,67 @@ export type HttpRequest = {
   principal: Principal;
 };
 
+/**
+ * The request as the stages read it. A read's query string is parsed when a stage first asks for
+ * it: a read whose shape's statement is kept (read.ts) needs none of it, and with a spread of ids
+ * each string is new, so parsing it built objects that the cache above then kept until 500 others
+ * pushed them out, long enough to reach the old generation (docs/performance.md, "REST CPU per
+ * request"). A write parses at once. A class rather than an object literal with getters: V8 makes
+ * a literal's accessors anew for every request, a class's once (the same doc).
+ */
+class Request implements ApiRequest {
+  readonly organization: string | null;
+  readonly single: boolean;
+  readonly csv: boolean;
+  readonly range: string | undefined;
+
+  constructor(
+    readonly method: ApiRequest['method'],
+    readonly table: string,
+    readonly principal: Principal,
+    readonly search: string,
+    readonly prefer: Prefer,
+    representation: Representation,
+    headers: IncomingHttpHeaders,
+    inOrganization: boolean,
+    private parsed: ParsedQuery | undefined,
+  ) {
+    this.organization = inOrganization ? claimedOrganization(principal) : null;
+    this.single = representation === 'object';
+    this.csv = representation === 'csv';
+    this.range = headers.range;
+  }
+
+  parse(): ParsedQuery {
+    this.parsed ??= parseQuery(this.search);
+    return this.parsed;
+  }
+  get query() {
+    return this.parse().query;
+  }
+  get columns() {
+    return this.parse().columns;
+  }
+  get onConflict() {
+    return this.parse().onConflict;
+  }
+}
+
 export function apiRequest(http: HttpRequest, table: string, inOrganization: boolean): ApiRequest {
   const { method, search, headers, principal } = http;
-  // A read's query string is parsed when a stage first asks for it: a read whose shape's statement
-  // is kept (read.ts) needs none of it, and with a spread of ids each string is new, so parsing it
-  // built objects that the cache above then kept until 500 others pushed them out, long enough to
-  // reach the old generation (docs/performance.md, "REST CPU per request"). A write parses at once.
-  let query: ParsedQuery | undefined;
-  const parse = () => {
-    query ??= parseQuery(search);
-    return query;
-  };
-  if (method !== 'GET' && method !== 'HEAD') parse();
+  const read = method === 'GET' || method === 'HEAD';
+  const parsed = read ? undefined : parseQuery(search);
   let prefer: Prefer;
-  let answer: ReturnType<typeof shapeOfAnswer>;
+  let answer: Representation;
   try {
     // Node joins a header sent twice with ", ", as a Headers object does (not set-cookie).
     prefer = parsePrefer(headers.prefer as string | undefined);
-    answer = shapeOfAnswer(negotiate(headers.accept, method === 'GET' || method === 'HEAD'));
+    answer = negotiate(headers.accept, read);
   } catch (err) {
-    parse(); // a query string that does not parse is refused first, as it always was
+    parseQuery(search); // a query string that does not parse is refused first, as it always was
     throw err;
   }
-  return {
-    method,
-    table,
-    principal,
-    organization: inOrganization ? claimedOrganization(principal) : null,
-    search,
-    get query() {
-      return parse().query;
-    },
-    get columns() {
-      return parse().columns;
-    },
-    get onConflict() {
-      return parse().onConflict;
-    },
-    prefer,
-    ...answer,
-    range: headers.range,
-  };
+  return new Request(method, table, principal, search, prefer, answer, headers, inOrganization, parsed);
 }
 
 /** A write's JSON body, refused before any SQL when it is not JSON or nests absurdly deep. */
@@ -122,5 +142,3 @@ export async function jsonBody(json: () => Promise<unknown>): Promise<unknown> {
   }
   return body;
 }
-
-const shapeOfAnswer = (r: Representation) => ({ single: r === 'object', csv: r === 'csv' });

@@ -30,7 +30,7 @@ import { insert, remove, update } from './write.ts';
  */
 export function restHandler(s: Services): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const access = accessLog(s.log);
-  return (req, res) => {
+  return async (req, res) => {
     const started = performance.now();
     const requestId = requestIdOf(req.headers['x-request-id'] as string | undefined);
     const url = req.url ?? '/';
@@ -38,17 +38,19 @@ export function restHandler(s: Services): (req: IncomingMessage, res: ServerResp
     const path = q < 0 ? url : url.slice(0, q);
     const method = req.method ?? 'GET';
     const route = routeOf(method, path);
-    return answer(s, req, res, method, path, route, q < 0 ? '' : url.slice(q + 1))
-      .catch((err) => failure(err, () => s.log.child({ req_id: requestId })))
-      .then((a) => {
-        a.headers['x-request-id'] = requestId;
-        Object.assign(a.headers, PUBLIC_CORS_HEADERS);
-        if (a.body !== null) a.headers['content-length'] = String(Buffer.byteLength(a.body));
-        res.writeHead(a.status, a.headers);
-        res.end(a.body ?? undefined);
-        access(requestId, method, path, a.status, started);
-        observe(s, route, method, a.status, started);
-      });
+    let a: HttpAnswer;
+    try {
+      a = await answer(s, req, res, method, path, route, q < 0 ? '' : url.slice(q + 1));
+    } catch (err) {
+      a = failure(err, () => s.log.child({ req_id: requestId }));
+    }
+    a.headers['x-request-id'] = requestId;
+    Object.assign(a.headers, PUBLIC_CORS_HEADERS);
+    if (a.body !== null) a.headers['content-length'] = String(Buffer.byteLength(a.body));
+    res.writeHead(a.status, a.headers);
+    res.end(a.body ?? undefined);
+    access(requestId, method, path, a.status, started);
+    observe(s, route, method, a.status, started);
   };
 }
 

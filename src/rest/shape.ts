@@ -13,22 +13,27 @@
 
 /** Keys that are not a filter's column (parse.ts's RESERVED and the logic operators). */
 const NOT_A_COLUMN = new Set(['select', 'order', 'limit', 'offset', 'or', 'and', 'columns', 'on_conflict']);
-/** `[not.]op.` of a plain comparison, whose value is bound verbatim (a quoted one is unquoted). */
-const COMPARISON = /^(not\.)?(eq|neq|gt|gte|lt|lte)\.(?!")/;
+/** An embedded resource's own order, limit and logic are not filters either. */
+const NOT_AN_EMBEDDED_COLUMN = new Set(['order', 'limit', 'or', 'and']);
+const OPERATORS = ['eq.', 'neq.', 'gt.', 'gte.', 'lt.', 'lte.'];
 /** Never in a query string as received (node refuses control characters in a request target). */
 const SLOT = '\n';
 
-export type Shape = {
-  /** The query string with each literal replaced by SLOT. */
-  key: string;
-  /** The literals, decoded as URLSearchParams decodes them, in order. */
-  literals: string[];
-  /** The query string with `fill(i)` in place of literal i (encoded for a query string). */
-  render(fill: (i: number) => string): string;
-};
+/**
+ * The length of a plain comparison's `[not.]op.` at the start of a decoded value, whose rest is
+ * bound verbatim; 0 for anything else (a quoted value is unquoted, so it is not verbatim).
+ */
+function comparisonLength(value: string): number {
+  const at = value.startsWith('not.') ? 4 : 0;
+  for (const op of OPERATORS) {
+    if (value.startsWith(op, at)) return value.charCodeAt(at + op.length) === 34 /* " */ ? 0 : at + op.length;
+  }
+  return 0;
+}
 
 /** URLSearchParams' decoding of one component; null where it would keep a malformed escape. */
 function decoded(raw: string): string | null {
+  if (!raw.includes('%') && !raw.includes('+')) return raw; // most names and values: nothing to do
   try {
     return decodeURIComponent(raw.replaceAll('+', ' '));
   } catch {
@@ -36,39 +41,67 @@ function decoded(raw: string): string | null {
   }
 }
 
+/**
+ * A part (`key=value`) of a query string: its head up to the literal (the key as sent and the
+ * operator encoded) and the literal decoded, or null when the part has no literal to take out.
+ * Called for every part of every read, so it allocates nothing for a part it keeps as sent.
+ */
+function literalOf(part: string): { head: string; literal: string } | null {
+  const eq = part.indexOf('=');
+  if (eq < 0) return null;
+  const key = decoded(part.slice(0, eq));
+  const value = decoded(part.slice(eq + 1));
+  if (key === null || value === null || NOT_A_COLUMN.has(key) || key.startsWith('not.')) return null;
+  const dot = key.lastIndexOf('.');
+  if (dot >= 0 && NOT_AN_EMBEDDED_COLUMN.has(key.slice(dot + 1))) return null;
+  const op = comparisonLength(value);
+  if (op === 0) return null;
+  // The operator's letters and dots need no encoding.
+  return { head: `${part.slice(0, eq)}=${value.slice(0, op)}`, literal: value.slice(op) };
+}
+
+/**
+ * A read's query string as a shape: `key` is the query string with each literal replaced by SLOT,
+ * `literals` the literals, decoded as URLSearchParams decodes them, in order.
+ */
+export class Shape {
+  constructor(
+    readonly search: string,
+    readonly key: string,
+    readonly literals: string[],
+  ) {}
+
+  /** The query string with `fill(i)` in place of literal i (encoded for a query string). */
+  render(fill: (i: number) => string): string {
+    let i = 0;
+    return this.search
+      .split('&')
+      .map((part) => {
+        const found = literalOf(part);
+        return found ? found.head + encodeURIComponent(fill(i++)) : part;
+      })
+      .join('&');
+  }
+}
+
 /** The shape of a query string, or null when it has no literal to take out. */
 export function shapeOf(search: string): Shape | null {
-  const parts = search.split('&');
+  let key = '';
   const literals: string[] = [];
-  const heads: string[] = []; // per part: its text up to the literal, or the whole part
-  const slots: boolean[] = [];
-  for (const part of parts) {
-    const eq = part.indexOf('=');
-    const key = eq < 0 ? null : decoded(part.slice(0, eq));
-    const value = eq < 0 ? null : decoded(part.slice(eq + 1));
-    const last = key?.slice(key.lastIndexOf('.') + 1);
-    const op = value === null || key === null || last === undefined ? null : COMPARISON.exec(value);
-    if (!op || key === null || value === null || NOT_A_COLUMN.has(key) || key.startsWith('not.')) {
-      heads.push(part);
-      slots.push(false);
-      continue;
-    }
-    // An embedded resource's own order and limit are not filters either.
-    if (key.includes('.') && (last === 'order' || last === 'limit' || last === 'or' || last === 'and')) {
-      heads.push(part);
-      slots.push(false);
-      continue;
-    }
-    heads.push(`${part.slice(0, eq)}=${encodeURIComponent(op[0])}`);
-    slots.push(true);
-    literals.push(value.slice(op[0].length));
+  let from = 0;
+  while (from <= search.length) {
+    let to = search.indexOf('&', from);
+    if (to < 0) to = search.length;
+    const part = search.slice(from, to);
+    const found = literalOf(part);
+    if (from > 0) key += '&';
+    if (found) {
+      key += found.head + SLOT;
+      literals.push(found.literal);
+    } else key += part;
+    from = to + 1;
   }
-  if (!literals.length) return null;
-  const render = (fill: (i: number) => string) => {
-    let i = 0;
-    return heads.map((h, k) => (slots[k] ? `${h}${encodeURIComponent(fill(i++))}` : h)).join('&');
-  };
-  return { key: render(() => SLOT), literals, render };
+  return literals.length ? new Shape(search, key, literals) : null;
 }
 
 /**

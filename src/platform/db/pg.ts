@@ -190,10 +190,7 @@ export function openPostgres(url: string, poolSize: number, readConnections = 1)
       const client = lane ? lane.client : await pool.connect();
       const claims = namedClaims(principal, opts?.readOnly);
       const read = prepared(client, sql, params);
-      const batch = new OneSync([
-        claims,
-        { name: 'name' in read ? read.name : '', text: sql, values: params },
-      ]);
+      const batch = new OneSync([claims, 'name' in read ? read : { name: '', text: sql, values: params }]);
       let broken: Error | undefined;
       try {
         const results = await runOneSync(client, batch);
