@@ -16,13 +16,16 @@ export type RestResponse = {
 /** An answer as written: status, header fields (lower-case names) and body. */
 export type HttpAnswer = { status: number; headers: Record<string, string>; body: string | null };
 
+const SINGLE_TYPE = `${SINGLE}; charset=utf-8`;
+const CSV_TYPE = `${CSV}; charset=utf-8`;
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 /** The last stage: content type, and no body for HEAD, 204 or a write's minimal return. */
 export function render(r: RestResponse, head: boolean): HttpAnswer {
   const headers: Record<string, string> = {};
   for (const name in r.headers) headers[name.toLowerCase()] = r.headers[name] as string;
   const bodyless = r.status === 204 || r.body === null;
-  if (!bodyless)
-    headers['content-type'] = `${r.single ? SINGLE : r.csv ? CSV : 'application/json'}; charset=utf-8`;
+  if (!bodyless) headers['content-type'] = r.single ? SINGLE_TYPE : r.csv ? CSV_TYPE : JSON_TYPE;
   return { status: r.status, headers, body: bodyless || head ? null : r.body };
 }
 
