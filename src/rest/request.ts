@@ -72,7 +72,7 @@ export type HttpRequest = {
  * request"). A write parses at once. A class rather than an object literal with getters: V8 makes
  * a literal's accessors anew for every request, a class's once (the same doc).
  */
-class Request implements ApiRequest {
+class RestRequest implements ApiRequest {
   readonly organization: string | null;
   readonly single: boolean;
   readonly csv: boolean;
@@ -124,7 +124,7 @@ export function apiRequest(http: HttpRequest, table: string, inOrganization: boo
     parseQuery(search); // a query string that does not parse is refused first, as it always was
     throw err;
   }
-  return new Request(method, table, principal, search, prefer, answer, headers, inOrganization, parsed);
+  return new RestRequest(method, table, principal, search, prefer, answer, headers, inOrganization, parsed);
 }
 
 /** A write's JSON body, refused before any SQL when it is not JSON or nests absurdly deep. */

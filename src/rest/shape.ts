@@ -42,9 +42,8 @@ function decoded(raw: string): string | null {
 }
 
 /**
- * A part (`key=value`) of a query string: its head up to the literal (the key as sent and the
- * operator encoded) and the literal decoded, or null when the part has no literal to take out.
- * Called for every part of every read, so it allocates nothing for a part it keeps as sent.
+ * A part (`key=value`) of a query string: its head up to the literal (the key as sent, then the
+ * operator) and the literal decoded, or null when the part has no literal to take out.
  */
 function literalOf(part: string): { head: string; literal: string } | null {
   const eq = part.indexOf('=');
@@ -56,7 +55,7 @@ function literalOf(part: string): { head: string; literal: string } | null {
   if (dot >= 0 && NOT_AN_EMBEDDED_COLUMN.has(key.slice(dot + 1))) return null;
   const op = comparisonLength(value);
   if (op === 0) return null;
-  // The operator's letters and dots need no encoding.
+  // The operator's letters and dots read the same encoded or not.
   return { head: `${part.slice(0, eq)}=${value.slice(0, op)}`, literal: value.slice(op) };
 }
 
