@@ -37,6 +37,72 @@ describe('shapeOf', () => {
   });
 });
 
+describe('shapeOf over many query strings', () => {
+  // A small generator of query strings (seeded: the same strings on every run) from parts that
+  // are and are not comparisons, encoded and not, malformed escapes among them.
+  const names = [
+    'id',
+    'name',
+    'select',
+    'order',
+    'limit',
+    'not.x',
+    'a.order',
+    'a.b',
+    'items.qty',
+    '',
+    '%41',
+    'n%zz',
+    'x+y',
+  ];
+  const values = [
+    'eq.1',
+    'neq.ab',
+    'gt.5',
+    'gte.5',
+    'lt.z',
+    'lte.%22q',
+    'not.eq.3',
+    'eq."q"',
+    'is.null',
+    'in.(1,2)',
+    'eq.%zz',
+    'eq.a+b%2Fc',
+    'eq.a+b',
+    'eq.',
+    'eqx.1',
+    'gt',
+    'eq%2E5',
+    'lt.%E2%82%AC',
+    'id.asc',
+  ];
+  let seed = 42;
+  const pick = <T>(xs: T[]) => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return xs[seed % xs.length] as T;
+  };
+  const queries = Array.from({ length: 3000 }, () =>
+    Array.from({ length: 1 + (pick([0, 1, 2, 3]) as number) }, () =>
+      pick([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]) === 0 ? pick(names) : `${pick(names)}=${pick(values)}`,
+    ).join('&'),
+  );
+  const entries = (q: string) => [...new URLSearchParams(q)];
+
+  it('renders back what it was made from, and keys alike strings that differ only in literals', () => {
+    let shaped = 0;
+    for (const q of queries) {
+      const shape = shapeOf(q);
+      if (!shape) continue;
+      shaped++;
+      expect(entries(shape.render((i) => shape.literals[i] as string)), q).toEqual(entries(q));
+      const other = shapeOf(shape.render((i) => `other ${i}/&=+`));
+      expect(other?.key, q).toBe(shape.key);
+      expect(other?.literals, q).toEqual(shape.literals.map((_, i) => `other ${i}/&=+`));
+    }
+    expect(shaped).toBeGreaterThan(500); // not vacuous
+  });
+});
+
 describe('slotsOf', () => {
   const m = (i: number) => `<${i}>`;
   it('finds each literal once among the bound values', () => {
