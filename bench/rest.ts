@@ -27,9 +27,11 @@
 // DATABASE_READ_CONNECTIONS sets the service's (and so the baseline's) shared read connections;
 // BENCH_COMPARE=<another checkout> (PostgreSQL only) runs that checkout's service too, as `other`,
 // side by side and in the same rounds: an A/B of a change on a machine whose speed drifts between
-// runs far more than the change moves it (its own node_modules, or a link to these).
+// runs far more than the change moves it (its own node_modules, or a link to these);
+// BENCH_NODE_ARGS go to node before every server's script (e.g. --trace-gc-nvp) and BENCH_STDOUT=<path
+// prefix> keeps each server's stdout in <prefix>-<script>.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,12 +61,23 @@ function start(script: string, childEnv: Record<string, string>, dir = here): Pr
   const prof = env.BENCH_CPU_PROF
     ? ['--cpu-prof', '--cpu-prof-dir', path.join(env.BENCH_CPU_PROF, script.replace(/\.ts$/, ''))]
     : [];
-  const child: ChildProcess = spawn(process.execPath, [...prof, '--import', 'tsx', path.join(dir, script)], {
-    cwd: path.dirname(dir),
-    // stdout (the service's JSON log lines) goes to /dev/null: written, as in a deployment, not kept.
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    env: { ...env, ...childEnv },
-  });
+  const nodeArgs = env.BENCH_NODE_ARGS ? env.BENCH_NODE_ARGS.split(' ') : [];
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...nodeArgs, ...prof, '--import', 'tsx', path.join(dir, script)],
+    {
+      cwd: path.dirname(dir),
+      // stdout (the service's JSON log lines) goes to /dev/null: written, as in a deployment, not
+      // kept; or, with BENCH_STDOUT, to a file per script (what `--trace-gc-nvp` prints, say).
+      stdio: [
+        'ignore',
+        env.BENCH_STDOUT ? openSync(`${env.BENCH_STDOUT}-${script}`, 'a') : 'ignore',
+        'inherit',
+        'ipc',
+      ],
+      env: { ...env, ...childEnv },
+    },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before serving`)));
