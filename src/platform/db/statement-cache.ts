@@ -23,7 +23,14 @@ type Prepared = { name: string; text: string; values: unknown[] };
 // there too, or the next use would skip its Parse and fail with "does not exist".
 type Internals = { connection: { parsedStatements: Record<string, string> } };
 
-const caches = new WeakMap<pg.ClientBase, Map<string, string>>();
+// Per connection, each statement's name and when it was last used. Recency is a stamp on the
+// entry, not the Map's order: moving a hit to the end (delete, then set) on every query made the
+// Map outgrow a table on every few requests, and V8 keeps each outgrown table linked to the next,
+// which kept recent garbage alive through the young generation's collections (docs/performance.md,
+// "What the garbage collector does with the service's garbage").
+type Entry = { name: string; used: number };
+const caches = new WeakMap<pg.ClientBase, Map<string, Entry>>();
+let clock = 0;
 
 /** A statement's name on a connection: a hash of its text (pglite-one-sync.ts names them alike). */
 export const nameOf = (text: string) => `s_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
@@ -41,19 +48,19 @@ export function prepared(
     cache = new Map();
     caches.set(client, cache);
   }
-  let name = cache.get(text);
-  if (name !== undefined) {
-    // Most recently used moves to the end of the Map's insertion order.
-    cache.delete(text);
-    cache.set(text, name);
-    return { name, text, values };
+  const hit = cache.get(text);
+  if (hit !== undefined) {
+    hit.used = ++clock;
+    return { name: hit.name, text, values };
   }
-  name = nameOf(text);
   if (cache.size >= max) {
-    const [oldText, oldName] = cache.entries().next().value as [string, string];
-    forget(client, oldText, oldName);
+    // The least recently used goes: a scan, only when a new statement arrives at a full cache.
+    let oldest: [string, Entry] | undefined;
+    for (const entry of cache) if (!oldest || entry[1].used < oldest[1].used) oldest = entry;
+    if (oldest) forget(client, oldest[0], oldest[1].name);
   }
-  cache.set(text, name);
+  const name = nameOf(text);
+  cache.set(text, { name, used: ++clock });
   return { name, text, values };
 }
 
@@ -81,6 +88,6 @@ function forget(client: pg.ClientBase, text: string, name: string, onServer = fa
 export function forgetOnError(client: pg.ClientBase, err: unknown, text: string) {
   const code = (err as { code?: string }).code;
   if (code !== '0A000' && code !== '26000' && code !== '42P05') return;
-  const name = caches.get(client)?.get(text) ?? nameOf(text);
+  const name = caches.get(client)?.get(text)?.name ?? nameOf(text);
   forget(client, text, name, code === '42P05');
 }
