@@ -24,10 +24,10 @@ type Prepared = { name: string; text: string; values: unknown[] };
 type Internals = { connection: { parsedStatements: Record<string, string> } };
 
 // Per connection, each statement's name and when it was last used. Recency is a stamp on the
-// entry, not the Map's order: moving a hit to the end (delete, then set) on every query made the
-// Map outgrow a table on every few requests, and V8 keeps each outgrown table linked to the next,
-// which kept recent garbage alive through the young generation's collections (docs/performance.md,
-// "What the garbage collector does with the service's garbage").
+// entry, not the Map's order: moving a hit to the end (delete, then set) on every query is the
+// pattern that, in the in-flight Set of server-lifecycle.ts, kept recent garbage alive through the
+// young generation's collections (docs/performance.md, "What the garbage collector does with the
+// service's garbage"); here it was changed with it, not measured on its own.
 type Entry = { name: string; used: number };
 const caches = new WeakMap<pg.ClientBase, Map<string, Entry>>();
 let clock = 0;
