@@ -126,6 +126,13 @@ function pathsOf(r: BenchRequest, prefix = ''): string[] {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 type Measured = Load & { cpu: CpuUse };
+/**
+ * The median of each round's own ratio of `of` between two servers. A round's runs are back to
+ * back, so their ratio is freed of the machine's drift across rounds (other work on the shared
+ * cores comes and goes over minutes).
+ */
+const perRound = (a: Measured[], b: Measured[], of: (x: Measured) => number = (x) => x.rps) =>
+  median(a.map((x, i) => of(x) / (b[i] ? of(b[i]) : Number.NaN))).toFixed(2);
 const medianLoad = (ls: Measured[]): Measured => ({
   rps: median(ls.map((l) => l.rps)),
   p50: median(ls.map((l) => l.p50)),
@@ -166,11 +173,10 @@ async function benchEngine(
       for (const mode of MODES) {
         const stopNeighbour = mode === 'neighbour' ? neighbour() : null;
         try {
-          // The two services take turns at going first.
+          // With another checkout's service, the two services take turns at going first.
           const services = round % 2 ? (['other', 'service'] as const) : (['service', 'other'] as const);
-          for (const which of other
-            ? ([...services, 'baseline'] as const)
-            : (['service', 'baseline'] as const)) {
+          const order = other ? ([...services, 'baseline'] as const) : (['service', 'baseline'] as const);
+          for (const which of order) {
             if (!sideBySide) {
               // One process at a time on a PGlite directory: stop the other before starting this one.
               await (which === 'service' ? baseline : service)?.stop();
@@ -220,32 +226,26 @@ async function benchEngine(
       console.log(`${engine} ${mode} ${r.label} (${r.method} ${shown}${spread})`);
       console.log(`  service  ${f(svc)}   rounds: ${each(l.service)}`);
       console.log(`  baseline ${f(base)}   rounds: ${each(l.baseline)}`);
-      // Each round's runs are back to back, so their ratio is freed of the machine's drift
-      // across rounds (other work on the shared cores comes and goes over minutes).
-      const paired = median(l.service.map((x, i) => x.rps / (l.baseline[i]?.rps ?? Number.NaN)));
       lines.push(
         `rest ${engine} ${mode} ${r.label}: ${(svc.rps / base.rps).toFixed(2)}× the baseline's req/s ` +
-          `(per round: ${paired.toFixed(2)}×; goal ≥ 0.85), p99 ${(svc.p99 / base.p99).toFixed(2)}× (goal ≤ 2), ` +
+          `(per round: ${perRound(l.service, l.baseline)}×; goal ≥ 0.85), p99 ${(svc.p99 / base.p99).toFixed(2)}× (goal ≤ 2), ` +
           `server CPU per request ${(svc.cpu.server / base.cpu.server).toFixed(2)}× (goal ≤ 1.3)`,
       );
       if (l.other.length) {
         const them = medianLoad(l.other);
         console.log(`  other    ${f(them)}   rounds: ${each(l.other)}   (${COMPARE})`);
-        const perRound = (of: (x: Measured) => number) =>
-          median(l.service.map((x, i) => of(x) / of(l.other[i] ?? x)) ?? Number.NaN).toFixed(2);
         lines.push(
           `rest ${engine} ${mode} ${r.label}: service at ${(svc.rps / them.rps).toFixed(2)}× the other checkout's ` +
-            `req/s (per round: ${perRound((x) => x.rps)}×), server CPU per request ` +
-            `${(svc.cpu.server / them.cpu.server).toFixed(2)}× (per round: ${perRound((x) => x.cpu.server)}×)`,
+            `req/s (per round: ${perRound(l.service, l.other)}×), server CPU per request ` +
+            `${(svc.cpu.server / them.cpu.server).toFixed(2)}× (per round: ${perRound(l.service, l.other, (x) => x.cpu.server)}×)`,
         );
       }
       if (l.plain.length) {
         const plain = medianLoad(l.plain);
         console.log(`  plain    ${f(plain)}   rounds: ${each(l.plain)}   (the read alone, as the owner)`);
-        const pairedPlain = median(l.baseline.map((x, i) => x.rps / (l.plain[i]?.rps ?? Number.NaN)));
         lines.push(
           `rest ${engine} ${mode} ${r.label}: bare claims + read at ${(base.rps / plain.rps).toFixed(2)}× ` +
-            `the bare read alone (per round: ${pairedPlain.toFixed(2)}×; goal ≥ 0.8)`,
+            `the bare read alone (per round: ${perRound(l.baseline, l.plain)}×; goal ≥ 0.8)`,
         );
       }
     }

@@ -124,7 +124,7 @@ function responsesInFlight() {
     get size() {
       return list.length;
     },
-    [Symbol.iterator]: () => list.slice()[Symbol.iterator](),
+    [Symbol.iterator]: () => list.values(),
   };
 }
 
