@@ -11,7 +11,8 @@
 // keyed by it. The baseline sends the statements the service sent for the first id with the
 // request's id in its place. For the reads, the baseline process also answers `/plain` + path with
 // the read alone as the owner, no claims: "claims + read" against that is what the claims step
-// and RLS cost a bare server (issue 28 goal: ≥ 0.8×).
+// and RLS cost a bare server (issue 28 goal: ≥ 0.8×); on PostgreSQL, bench/database-cpu.ts then
+// reads the same split from one backend's CPU time, without the servers and wrk around it.
 // Every round runs twice, quiet and beside a CPU-bound neighbour (`stress-ng --cpu 1`, or a busy
 // Node loop without it; BENCH_NEIGHBOUR=off skips it): the ratios must hold on a busy machine too.
 // PostgreSQL: a scratch database with 100,000 contacts in the tenant (bench/rest-seed.ts), both
@@ -36,6 +37,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CpuUse, cpuMeter } from './cpu.ts';
+import { databaseCpu } from './database-cpu.ts';
 import type { BenchRequest, Fixture } from './rest-service.ts';
 import { withScratchDatabase } from './scratch-database.ts';
 import { CONNECTIONS, type Load, requireWrk, wrkPaths } from './wrk.ts';
@@ -250,6 +252,7 @@ async function benchEngine(
       }
     }
   }
+  if (dbEnv.DATABASE_URL) lines.push(...(await databaseCpu(dbEnv.DATABASE_URL, fixture)));
   return lines;
 }
 
