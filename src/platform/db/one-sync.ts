@@ -35,7 +35,9 @@ type QueryInternals = {
   handleRowDescription(msg: unknown): void;
   handleError(err: Error, con: unknown): void;
 };
-const Query = pg.Query as unknown as new (text: string) => QueryInternals & {
+const Query = pg.Query as unknown as new (
+  text: string,
+) => QueryInternals & {
   name: string;
   values: unknown[] | undefined;
 };
