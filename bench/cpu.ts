@@ -30,6 +30,15 @@ function threadCpu(pid: string): number {
   }
 }
 
+/**
+ * One PostgreSQL backend's CPU time in µs: a backend is one thread, so schedstat where the kernel
+ * keeps it, else stat's ticks; NaN when it is not a process of this machine.
+ */
+export function backendCpu(pid: number | string): number {
+  const fine = threadCpu(String(pid));
+  return Number.isNaN(fine) ? processCpu(pid) : fine;
+}
+
 /** The CPU time of each PostgreSQL backend serving `database` (a backend's title names it). */
 function postgresCpu(database: string): Map<string, number> {
   const cpu = new Map<string, number>();
@@ -46,9 +55,7 @@ function postgresCpu(database: string): Map<string, number> {
     } catch {
       continue; // exited meanwhile
     }
-    // A backend is one thread: schedstat where the kernel keeps it, else stat's ticks.
-    const fine = threadCpu(pid);
-    const t = Number.isNaN(fine) ? processCpu(pid) : fine;
+    const t = backendCpu(pid);
     if (!Number.isNaN(t)) cpu.set(pid, t);
   }
   return cpu;

@@ -1,32 +1,22 @@
 // PostgreSQL's own CPU for a read with its claims, against the read alone (issue 28: the claims
 // step at most the read it guards; claims + read ≥ 0.8× a plain read). bench/rest.ts's throughput
 // figures mix this with two Node processes and wrk on the same cores, and their rounds spread by
-// ±20 %; this reads the work of one backend directly: its CPU time in /proc (user + system, in
-// clock ticks) over a run of requests on one connection, nothing else on that backend.
+// ±20 %; this reads the work of one backend directly: its CPU time from /proc (bench/cpu.ts, to the
+// nanosecond where the kernel keeps schedstat) over a run of requests on one connection.
 // For each read bench/rest.ts recorded as one implicit transaction (claims and read before one
 // Sync, db.queryAs), three ways of sending it take turns in rounds, medians printed:
 //   claims + read  what the service sends (one Sync),
 //   claims alone   the claims statement as a transaction of its own,
 //   read alone     the same read as the owner, no claims, no row-level security.
 // Only when the server runs on this machine (its backend is in /proc); otherwise says so.
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { OneSync, runOneSync } from '../src/platform/db/one-sync.ts';
+import { median } from './child.ts';
+import { backendCpu } from './cpu.ts';
 import type { BenchRequest, Fixture, Statement } from './rest-service.ts';
 
 const REQUESTS = Number(process.env.BENCH_DB_CPU_REQUESTS ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const TICK_US = 1_000_000 / 100; // USER_HZ is 100 on Linux
-
-/** The backend's CPU so far, in µs, from /proc/<pid>/stat (utime + stime); null when not here. */
-function backendCpu(pid: number): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) * TICK_US;
-  } catch {
-    return null;
-  }
-}
 
 type Way = { label: string; send(client: pg.Client, id: string): Promise<unknown> };
 
@@ -44,8 +34,6 @@ function waysOf(r: BenchRequest): Way[] {
   ];
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? Number.NaN;
-
 /** Lines of figures, one per measured read, for bench/rest.ts's summary. */
 export async function databaseCpu(url: string, fixture: Fixture): Promise<string[]> {
   const client = new pg.Client({ connectionString: url });
@@ -55,7 +43,7 @@ export async function databaseCpu(url: string, fixture: Fixture): Promise<string
     const [{ pid }] = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows as [
       { pid: number },
     ];
-    if (backendCpu(pid) === null) {
+    if (Number.isNaN(backendCpu(pid))) {
       console.log('postgres CPU per request: skipped (the server is not on this machine)');
       return lines;
     }
@@ -68,9 +56,9 @@ export async function databaseCpu(url: string, fixture: Fixture): Promise<string
       const us = ways.map((): number[] => []);
       for (let round = 0; round < ROUNDS; round++) {
         for (const [k, way] of ways.entries()) {
-          const before = backendCpu(pid) ?? 0;
+          const before = backendCpu(pid);
           await run(way, REQUESTS);
-          us[k]?.push(((backendCpu(pid) ?? 0) - before) / REQUESTS);
+          us[k]?.push((backendCpu(pid) - before) / REQUESTS);
         }
       }
       const [both, claims, read] = us.map(median) as [number, number, number];

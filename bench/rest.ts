@@ -12,7 +12,8 @@
 // request's id in its place. For the reads, the baseline process also answers `/plain` + path with
 // the read alone as the owner, no claims: "claims + read" against that is what the claims step
 // and RLS cost a bare server (issue 28 goal: ≥ 0.8×); on PostgreSQL, bench/database-cpu.ts then
-// reads the same split from one backend's CPU time, without the servers and wrk around it.
+// reads the same split from one backend's CPU time, without the servers and wrk around it
+// (BENCH_DB_CPU_REQUESTS, 20,000, per way and round).
 // Every round runs twice, quiet and beside a CPU-bound neighbour (`stress-ng --cpu 1`, or a busy
 // Node loop without it; BENCH_NEIGHBOUR=off skips it): the ratios must hold on a busy machine too.
 // PostgreSQL: a scratch database with 100,000 contacts in the tenant (bench/rest-seed.ts), both
@@ -36,6 +37,7 @@ import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { median } from './child.ts';
 import { type CpuUse, cpuMeter } from './cpu.ts';
 import { databaseCpu } from './database-cpu.ts';
 import type { BenchRequest, Fixture } from './rest-service.ts';
@@ -126,7 +128,6 @@ function pathsOf(r: BenchRequest, prefix = ''): string[] {
   return paths;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 type Measured = Load & { cpu: CpuUse };
 /**
  * The median of each round's own ratio of `of` between two servers. A round's runs are back to

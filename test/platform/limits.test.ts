@@ -267,7 +267,7 @@ describe('shared counters', () => {
       ...env,
       PORT: '0',
       LOG_LEVEL: 'silent',
-      // It answers ten requests: a small pool keeps it within PostgreSQL's 100 connections while
+      // It answers ten requests: a small pool keeps it within PostgreSQL's connection limit while
       // the other test worker's services hold theirs (a CI run failed with "too many clients").
       DATABASE_POOL_SIZE: '2',
       DATA_DIR: dir,
