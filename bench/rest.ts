@@ -141,7 +141,11 @@ const medianLoad = (ls: Measured[]): Measured => ({
   p50: median(ls.map((l) => l.p50)),
   p99: median(ls.map((l) => l.p99)),
   errors: ls.reduce((n, l) => n + l.errors, 0),
-  cpu: { server: median(ls.map((l) => l.cpu.server)), postgres: median(ls.map((l) => l.cpu.postgres)) },
+  cpu: {
+    server: median(ls.map((l) => l.cpu.server)),
+    postgres: median(ls.map((l) => l.cpu.postgres)),
+    syscalls: median(ls.map((l) => l.cpu.syscalls)),
+  },
 });
 
 async function benchEngine(
@@ -216,6 +220,7 @@ async function benchEngine(
   const f = (l: Measured) =>
     `${l.rps.toFixed(0).padStart(6)} req/s  p50 ${l.p50.toFixed(2).padStart(6)} ms  p99 ${l.p99.toFixed(2).padStart(6)} ms` +
     `  cpu/req: server ${l.cpu.server.toFixed(0).padStart(4)} µs, postgres ${l.cpu.postgres.toFixed(0).padStart(4)} µs` +
+    `  server syscalls/req ${l.cpu.syscalls.toFixed(1)}` +
     (l.errors ? `  (${l.errors} errors)` : '');
   const lines: string[] = [];
   for (const mode of MODES) {

@@ -275,7 +275,7 @@ async function drainRound(
       )
     ).rows[0]?.n ?? 0;
   // The receipt here only fills the backlog: its CPU is not what this round measures.
-  const run = await load(svc.url, dir, tag, () => () => ({ server: 0, postgres: 0 }));
+  const run = await load(svc.url, dir, tag, () => () => ({ server: 0, postgres: 0, syscalls: 0 }));
   const events = await pending();
   const children = await Promise.all(
     Array.from({ length: workers }, () =>
@@ -291,7 +291,11 @@ async function drainRound(
     const seconds = (performance.now() - started) / 1000;
     const cpu = meters
       .map((m) => m(events))
-      .reduce((a, b) => ({ server: a.server + b.server, postgres: a.postgres + b.postgres }));
+      .reduce((a, b) => ({
+        server: a.server + b.server,
+        postgres: a.postgres + b.postgres,
+        syscalls: a.syscalls + b.syscalls,
+      }));
     const [retried] = (
       await client.query<{ n: number }>(
         'select count(*)::int as n from app.webhook_events where attempts > 1',
