@@ -141,6 +141,37 @@ describe('plan ceilings', () => {
     ).toBe('SV403');
   });
 
+  // The ceiling check reads one limit column (app.plan_limit, migrations/0058); everything else
+  // reads app.plan_limits. They must agree, or a plan would show one limit and enforce another.
+  it('check the same limits every plan shows', async () => {
+    const rows = await fresh.db.query<{
+      slug: string;
+      name: string;
+      shown: string | null;
+      checked: number | null;
+    }>(
+      `select p.slug, l.key as name, l.value #>> '{}' as shown, app.plan_limit(p, l.key) as checked
+         from public.plans p, jsonb_each(app.plan_limits(p)) l
+        where jsonb_typeof(l.value) in ('number', 'null')`,
+    );
+    expect(new Set(rows.map((r) => r.name))).toEqual(
+      new Set([
+        'contacts',
+        'orders',
+        'inventory_items',
+        'outbound_messages',
+        'api_calls_per_day',
+        'warehouses',
+        'ai_annotations',
+        'agents',
+        'data_retention_days',
+      ]),
+    );
+    const differ = rows.filter((r) => (r.shown === null ? null : Number(r.shown)) !== r.checked);
+    expect(differ).toEqual([]);
+    expect(rows.filter((r) => r.checked !== null).length).toBeGreaterThan(4);
+  });
+
   it('are unlimited where the plan says null, and move with the plan', async () => {
     const t = await freeTenant('ceil-growth');
     await fill(t, 'orders', 25, 'notes');
