@@ -13,7 +13,9 @@
 // the read alone as the owner, no claims: "claims + read" against that is what the claims step
 // and RLS cost a bare server (issue 28 goal: ≥ 0.8×); on PostgreSQL, bench/database-cpu.ts then
 // reads the same split from one backend's CPU time, without the servers and wrk around it
-// (BENCH_DB_CPU_REQUESTS, 20,000, per way and round).
+// (BENCH_DB_CPU_REQUESTS, 20,000, per way and round), and bench/insert-cpu.ts what the insert
+// costs PostgreSQL from 1 and 32 connections with and without its ceiling counter
+// (BENCH_INSERTS, 3,000, per way and round; BENCH_INSERT_CONNECTIONS, 32).
 // Every round runs twice, quiet and beside a CPU-bound neighbour (`stress-ng --cpu 1`, or a busy
 // Node loop without it; BENCH_NEIGHBOUR=off skips it): the ratios must hold on a busy machine too.
 // PostgreSQL: a scratch database with 100,000 contacts in the tenant (bench/rest-seed.ts), both
@@ -40,6 +42,7 @@ import { fileURLToPath } from 'node:url';
 import { median } from './child.ts';
 import { type CpuUse, cpuMeter } from './cpu.ts';
 import { databaseCpu } from './database-cpu.ts';
+import { insertCpu } from './insert-cpu.ts';
 import type { BenchRequest, Fixture } from './rest-service.ts';
 import { withScratchDatabase } from './scratch-database.ts';
 import { CONNECTIONS, type Load, requireWrk, wrkPaths } from './wrk.ts';
@@ -258,7 +261,10 @@ async function benchEngine(
       }
     }
   }
-  if (dbEnv.DATABASE_URL) lines.push(...(await databaseCpu(dbEnv.DATABASE_URL, fixture)));
+  if (dbEnv.DATABASE_URL) {
+    lines.push(...(await databaseCpu(dbEnv.DATABASE_URL, fixture)));
+    lines.push(...(await insertCpu(dbEnv.DATABASE_URL, fixture)));
+  }
   return lines;
 }
 

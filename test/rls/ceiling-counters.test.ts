@@ -154,6 +154,42 @@ describe('plan ceilings on counters', () => {
     expectCounted(c);
   }, 60_000);
 
+  // Every writer of a counter takes the organization's turn (an advisory lock, migrations/0058)
+  // before the counter row. A transaction that removes a contact and adds one, beside others
+  // that only add, must neither deadlock nor miscount.
+  it('stay right when concurrent transactions delete and insert in one organization', async () => {
+    const t = await seedTenant(fresh.db, 'ceil-mixed');
+    await fresh.db.asPrincipal(SERVICE, (tx) =>
+      tx.query(
+        "insert into contacts (organization_id, first_name) select $1, 'x' || g from generate_series(1, 20) g",
+        [t.orgId],
+      ),
+    );
+    const writers: Database = fresh.url ? openPostgres(fresh.url, 20) : fresh.db;
+    try {
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) =>
+          writers.asPrincipal(t.owner.as, async (tx) => {
+            if (i % 2 === 0)
+              await tx.query(
+                'delete from contacts where id = (select id from contacts where first_name = $1)',
+                [`x${i + 1}`],
+              );
+            await tx.query('insert into contacts (first_name) values ($1)', [`writer ${i}`]);
+            await tx.query('select pg_sleep(0.05)');
+            if (i % 2 === 1) await tx.query('insert into contacts (first_name) values ($1)', [`again ${i}`]);
+          }),
+        ),
+      );
+      expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+    } finally {
+      if (writers !== fresh.db) await writers.close();
+    }
+    const c = await counts(t);
+    expect(c.contacts).toBe(20 - 10 + 20 + 10);
+    expectCounted(c);
+  }, 60_000);
+
   it('follow deletes, cascades and moves, and leave with the organization', async () => {
     const a = await seedTenant(fresh.db, 'ceil-moves-a');
     const b = await seedTenant(fresh.db, 'ceil-moves-b');
