@@ -1,6 +1,6 @@
 -- Plan ceilings and per-organization counters, cheaper on every insert (issue 28). Measured as
--- PostgreSQL's CPU per single-row contact insert (docs/performance.md, "Inserts: the ceiling
--- check and its counter row"), two costs of 0036's check went:
+-- PostgreSQL's CPU per single-row contact insert (docs/performance.md, "Inserts: the realtime
+-- notice, the ceiling check and its counter row"), two costs of 0036's check went:
 -- * app.charge_ceiling read the organization's whole plan row and built all its limits as jsonb
 --   (app.plan_limits) to pick one out: ~90–140 µs of ~700 on one connection. It now reads the
 --   one column the resource names, through app.plan_limit, which the planner inlines.

@@ -151,7 +151,7 @@ export function createHub(deps: { db: Database; schema: SchemaCache; tables: Set
     onNotice(payload?: string) {
       // Every notice concerns channels of this process, and most API processes have none: every
       // insert of a realtime table announces itself, and parsing each notice to find nothing
-      // cost ~15–30 µs a write (docs/performance.md, "Inserts: the realtime notice").
+      // cost ~14 µs a write (docs/performance.md, "Inserts: the realtime notice, …").
       if (byOrg.size === 0) return;
       if (payload === undefined) return void recheck(() => true);
       let notice: Record<string, unknown>;
