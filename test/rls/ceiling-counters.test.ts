@@ -61,6 +61,15 @@ async function usageAs(t: Tenant): Promise<Record<string, number>> {
   return row?.usage as Record<string, number>;
 }
 
+/** `n` contacts x1…xn in the tenant, through the service path. */
+const addContacts = (t: Tenant, n: number) =>
+  fresh.db.asPrincipal(SERVICE, (tx) =>
+    tx.query(
+      "insert into contacts (organization_id, first_name) select $1, 'x' || g from generate_series(1, $2::int) g",
+      [t.orgId, n],
+    ),
+  );
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 describe('plan ceilings on counters', () => {
@@ -119,12 +128,7 @@ describe('plan ceilings on counters', () => {
   it('let exactly the free slots go to 20 concurrent inserts, and refuse the rest with SV403', async () => {
     const t = await seedTenant(fresh.db, 'ceil-race20');
     await fresh.db.query("update organizations set plan = 'free' where id = $1", [t.orgId]);
-    await fresh.db.asPrincipal(SERVICE, (tx) =>
-      tx.query(
-        "insert into contacts (organization_id, first_name) select $1, 'x' || g from generate_series(1, 40) g",
-        [t.orgId],
-      ),
-    );
+    await addContacts(t, 40);
     // On PostgreSQL twenty connections, each holding its transaction open a moment after its
     // insert (as a slow request would), so the twenty overlap for certain. PGlite has one
     // connection: the same writers run one after another.
@@ -159,12 +163,7 @@ describe('plan ceilings on counters', () => {
   // that only add, must neither deadlock nor miscount.
   it('stay right when concurrent transactions delete and insert in one organization', async () => {
     const t = await seedTenant(fresh.db, 'ceil-mixed');
-    await fresh.db.asPrincipal(SERVICE, (tx) =>
-      tx.query(
-        "insert into contacts (organization_id, first_name) select $1, 'x' || g from generate_series(1, 20) g",
-        [t.orgId],
-      ),
-    );
+    await addContacts(t, 20);
     const writers: Database = fresh.url ? openPostgres(fresh.url, 20) : fresh.db;
     try {
       const results = await Promise.allSettled(
