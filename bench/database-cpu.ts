@@ -34,16 +34,35 @@ function waysOf(r: BenchRequest): Way[] {
   ];
 }
 
+/**
+ * `n` connections and the CPU their backends have used together, in µs (`cpu`: NaN when the
+ * server is not on this machine, whose backends /proc cannot see). `end` closes them.
+ */
+export async function openBackends(url: string, n: number) {
+  const clients = await Promise.all(
+    Array.from({ length: n }, async () => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      return c;
+    }),
+  );
+  const pids = await Promise.all(
+    clients.map(async (c) => (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid),
+  );
+  return {
+    clients,
+    cpu: () => pids.reduce((sum: number, pid) => sum + (pid === undefined ? Number.NaN : backendCpu(pid)), 0),
+    end: () => Promise.all(clients.map((c) => c.end())),
+  };
+}
+
 /** Lines of figures, one per measured read, for bench/rest.ts's summary. */
 export async function databaseCpu(url: string, fixture: Fixture): Promise<string[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+  const backends = await openBackends(url, 1);
+  const [client] = backends.clients as [pg.Client];
   const lines: string[] = [];
   try {
-    const [{ pid }] = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows as [
-      { pid: number },
-    ];
-    if (Number.isNaN(backendCpu(pid))) {
+    if (Number.isNaN(backends.cpu())) {
       console.log('postgres CPU per request: skipped (the server is not on this machine)');
       return lines;
     }
@@ -56,9 +75,9 @@ export async function databaseCpu(url: string, fixture: Fixture): Promise<string
       const us = ways.map((): number[] => []);
       for (let round = 0; round < ROUNDS; round++) {
         for (const [k, way] of ways.entries()) {
-          const before = backendCpu(pid);
+          const before = backends.cpu();
           await run(way, REQUESTS);
-          us[k]?.push((backendCpu(pid) - before) / REQUESTS);
+          us[k]?.push((backends.cpu() - before) / REQUESTS);
         }
       }
       const [both, claims, read] = us.map(median) as [number, number, number];
@@ -79,7 +98,7 @@ export async function databaseCpu(url: string, fixture: Fixture): Promise<string
       );
     }
   } finally {
-    await client.end();
+    await backends.end();
   }
   return lines;
 }

@@ -8,16 +8,20 @@
 // switched off only for its own rounds, and on again before it returns; the scratch database's
 // contact counter falls behind meanwhile, as docs/decisions.md says a bypass does, and the
 // database is dropped after the bench).
-import pg from 'pg';
 import { OneSync, runOneSync } from '../src/platform/db/one-sync.ts';
 import { median } from './child.ts';
-import { backendCpu } from './cpu.ts';
+import { openBackends } from './database-cpu.ts';
 import type { Fixture } from './rest-service.ts';
 
 const INSERTS = Number(process.env.BENCH_INSERTS ?? 3_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const MANY = Number(process.env.BENCH_INSERT_CONNECTIONS ?? 32);
-const TRIGGER = 'alter table public.contacts %s trigger contacts_plan_ceiling';
+const trigger = (state: 'enable' | 'disable') =>
+  `alter table public.contacts ${state} trigger contacts_plan_ceiling`;
+const WAYS = [
+  { label: 'with its counter', trigger: 'enable' },
+  { label: 'no ceiling trigger', trigger: 'disable' },
+] as const;
 
 export async function insertCpu(url: string, fixture: Fixture): Promise<string[]> {
   const insert = fixture.requests.find((r) => r.oneSync && !r.readOnly && r.path === '/rest/v1/contacts');
@@ -27,25 +31,14 @@ export async function insertCpu(url: string, fixture: Fixture): Promise<string[]
     { name: 'ic', text: claims.text, values: claims.values },
     { name: 'iw', text: write.text, values: write.values },
   ];
-  const clients = await Promise.all(
-    Array.from({ length: MANY }, async () => {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      return c;
-    }),
-  );
+  const backends = await openBackends(url, MANY);
+  const { clients, cpu } = backends;
   const lines: string[] = [];
   try {
-    const pids = await Promise.all(
-      clients.map(
-        async (c) => (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid,
-      ),
-    );
-    if (pids.some((p) => p === undefined || Number.isNaN(backendCpu(p)))) {
+    if (Number.isNaN(cpu())) {
       console.log('postgres CPU per insert: skipped (the server is not on this machine)');
       return lines;
     }
-    const cpu = () => pids.reduce((sum: number, p) => sum + backendCpu(p as number), 0);
     /** `n` inserts over the first `connections` clients; µs of CPU an insert, and inserts a second. */
     const run = async (connections: number, n: number) => {
       let left = n;
@@ -57,36 +50,27 @@ export async function insertCpu(url: string, fixture: Fixture): Promise<string[]
       );
       return { us: (cpu() - before) / n, rate: n / ((performance.now() - started) / 1000) };
     };
-    const ways = [
-      { label: 'with its counter', trigger: 'enable' },
-      { label: 'no ceiling trigger', trigger: 'disable' },
-    ];
     for (const connections of [1, MANY]) {
-      const got = ways.map((): { us: number; rate: number }[] => []);
+      const got = WAYS.map((): { us: number; rate: number }[] => []);
       for (let round = 0; round < ROUNDS; round++) {
-        for (const [k, way] of ways.entries()) {
-          await clients[0]?.query(TRIGGER.replace('%s', way.trigger));
+        for (const [k, way] of WAYS.entries()) {
+          await clients[0]?.query(trigger(way.trigger));
           await run(connections, 200); // prepared and warm
           got[k]?.push(await run(connections, INSERTS));
         }
       }
-      await clients[0]?.query(TRIGGER.replace('%s', 'enable'));
       const [kept, bare] = got.map((g) => ({
         us: median(g.map((x) => x.us)),
         rate: median(g.map((x) => x.rate)),
-      })) as [{ us: number; rate: number }, { us: number; rate: number }];
+        rounds: g.map((x) => x.us.toFixed(0)).join(' / '),
+      })) as [Summary, Summary];
       console.log(
         `postgres CPU per insert, one contact from ${connections} connection(s) (${INSERTS} × ${ROUNDS} rounds)`,
       );
-      for (const [k, way] of ways.entries()) {
-        const g = got[k] ?? [];
+      for (const [k, m] of [kept, bare].entries()) {
         console.log(
-          `  ${way.label.padEnd(18)} ${median(g.map((x) => x.us))
-            .toFixed(0)
-            .padStart(5)} µs, ` +
-            `${median(g.map((x) => x.rate))
-              .toFixed(0)
-              .padStart(5)} inserts/s   rounds: ${g.map((x) => x.us.toFixed(0)).join(' / ')} µs`,
+          `  ${WAYS[k]?.label.padEnd(18)} ${m.us.toFixed(0).padStart(5)} µs, ` +
+            `${m.rate.toFixed(0).padStart(5)} inserts/s   rounds: ${m.rounds} µs`,
         );
       }
       lines.push(
@@ -96,8 +80,10 @@ export async function insertCpu(url: string, fixture: Fixture): Promise<string[]
       );
     }
   } finally {
-    await clients[0]?.query(TRIGGER.replace('%s', 'enable')).catch(() => {});
-    await Promise.all(clients.map((c) => c.end()));
+    await clients[0]?.query(trigger('enable')).catch(() => {});
+    await backends.end();
   }
   return lines;
 }
+
+type Summary = { us: number; rate: number; rounds: string };

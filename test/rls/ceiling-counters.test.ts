@@ -70,6 +70,19 @@ const addContacts = (t: Tenant, n: number) =>
     ),
   );
 
+/**
+ * `n` transactions at once, settled: on PostgreSQL each on a connection of its own, so they
+ * overlap for certain; PGlite has one connection, where the same writers run one after another.
+ */
+async function racing<T>(n: number, each: (db: Database, i: number) => Promise<T>) {
+  const db: Database = fresh.url ? openPostgres(fresh.url, n) : fresh.db;
+  try {
+    return await Promise.allSettled(Array.from({ length: n }, (_, i) => each(db, i)));
+  } finally {
+    if (db !== fresh.db) await db.close();
+  }
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 describe('plan ceilings on counters', () => {
@@ -129,29 +142,20 @@ describe('plan ceilings on counters', () => {
     const t = await seedTenant(fresh.db, 'ceil-race20');
     await fresh.db.query("update organizations set plan = 'free' where id = $1", [t.orgId]);
     await addContacts(t, 40);
-    // On PostgreSQL twenty connections, each holding its transaction open a moment after its
-    // insert (as a slow request would), so the twenty overlap for certain. PGlite has one
-    // connection: the same writers run one after another.
-    const racers: Database = fresh.url ? openPostgres(fresh.url, 20) : fresh.db;
-    try {
-      const results = await Promise.allSettled(
-        Array.from({ length: 20 }, (_, i) =>
-          racers.asPrincipal(t.member.as, async (tx) => {
-            await tx.query('insert into contacts (first_name) values ($1)', [`racer ${i}`]);
-            await tx.query('select pg_sleep(0.1)');
-          }),
-        ),
-      );
-      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
-      const refused = results.flatMap((r) => (r.status === 'rejected' ? [fromPgError(r.reason)] : []));
-      expect(refused).toHaveLength(10);
-      for (const e of refused) {
-        expect(e.status).toBe(403);
-        expect(e.code).toBe('plan_limit_exceeded');
-        expect(e.details).toEqual({ resource: 'contacts', limit: 50, used: 50, plan: 'free' });
-      }
-    } finally {
-      if (racers !== fresh.db) await racers.close();
+    // Each holds its transaction open a moment after its insert (as a slow request would).
+    const results = await racing(20, (db, i) =>
+      db.asPrincipal(t.member.as, async (tx) => {
+        await tx.query('insert into contacts (first_name) values ($1)', [`racer ${i}`]);
+        await tx.query('select pg_sleep(0.1)');
+      }),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
+    const refused = results.flatMap((r) => (r.status === 'rejected' ? [fromPgError(r.reason)] : []));
+    expect(refused).toHaveLength(10);
+    for (const e of refused) {
+      expect(e.status).toBe(403);
+      expect(e.code).toBe('plan_limit_exceeded');
+      expect(e.details).toEqual({ resource: 'contacts', limit: 50, used: 50, plan: 'free' });
     }
     const c = await counts(t);
     expect(c.contacts).toBe(50);
@@ -164,26 +168,18 @@ describe('plan ceilings on counters', () => {
   it('stay right when concurrent transactions delete and insert in one organization', async () => {
     const t = await seedTenant(fresh.db, 'ceil-mixed');
     await addContacts(t, 20);
-    const writers: Database = fresh.url ? openPostgres(fresh.url, 20) : fresh.db;
-    try {
-      const results = await Promise.allSettled(
-        Array.from({ length: 20 }, (_, i) =>
-          writers.asPrincipal(t.owner.as, async (tx) => {
-            if (i % 2 === 0)
-              await tx.query(
-                'delete from contacts where id = (select id from contacts where first_name = $1)',
-                [`x${i + 1}`],
-              );
-            await tx.query('insert into contacts (first_name) values ($1)', [`writer ${i}`]);
-            await tx.query('select pg_sleep(0.05)');
-            if (i % 2 === 1) await tx.query('insert into contacts (first_name) values ($1)', [`again ${i}`]);
-          }),
-        ),
-      );
-      expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
-    } finally {
-      if (writers !== fresh.db) await writers.close();
-    }
+    const results = await racing(20, (db, i) =>
+      db.asPrincipal(t.owner.as, async (tx) => {
+        if (i % 2 === 0)
+          await tx.query('delete from contacts where id = (select id from contacts where first_name = $1)', [
+            `x${i + 1}`,
+          ]);
+        await tx.query('insert into contacts (first_name) values ($1)', [`writer ${i}`]);
+        await tx.query('select pg_sleep(0.05)');
+        if (i % 2 === 1) await tx.query('insert into contacts (first_name) values ($1)', [`again ${i}`]);
+      }),
+    );
+    expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
     const c = await counts(t);
     expect(c.contacts).toBe(20 - 10 + 20 + 10);
     expectCounted(c);
