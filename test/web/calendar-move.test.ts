@@ -186,6 +186,8 @@ describeBrowser('the social calendar: thumbnails and moving posts', () => {
     await page.keyboard.press('Enter');
     await shows(dayOf(page, fri.heading).getByRole('link', { name: /15:45 Facebook · Scheduled Move me/ }));
     await eventually(() => scheduledAt(id)).toBe(fri.utc.toISOString());
+    // The post shows on its new day while the move is on its way; the form closes when it is saved.
+    await shows(page.getByRole('status').filter({ hasText: /^Moved to Friday/ }));
     expect(await field.count()).toBe(0);
     // Focus follows the post to its new day, on its Move button.
     await eventually(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
