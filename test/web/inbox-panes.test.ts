@@ -120,8 +120,10 @@ describeBrowser('the inbox in two panes', () => {
     await shows(rowOf(page, 'Sheena Nelson').getByText('Are you open today?'));
     const count = page.getByRole('navigation', { name: 'Main' }).locator('.nav-count');
     await eventually(() => count.textContent()).toBe('1 conversation with unread messages');
-    expect(
-      await rowOf(page, 'Ana')
+    // The count is a read of its own: Ana's row loses a badge the new message gave it once the
+    // page has marked her read and the list has been read again, which may be later.
+    await eventually(() =>
+      rowOf(page, 'Ana')
         .getByText(/\d+ unread/)
         .count(),
     ).toBe(0);
