@@ -45,11 +45,17 @@ afterAll(async () => {
 
 async function startQueue(
   jobs: JobDefinition<never>[],
-  opts: { now?: () => Date; work?: boolean; db?: FreshDatabase['db']; concurrency?: number } = {},
+  opts: {
+    now?: () => Date;
+    work?: boolean;
+    db?: FreshDatabase['db'];
+    concurrency?: number;
+    pollIntervalMs?: number;
+  } = {},
 ) {
   const queue = await openQueue(opts.db ?? fresh.db, {
     log: silent,
-    pollIntervalMs: 500,
+    pollIntervalMs: opts.pollIntervalMs ?? 500,
     supervise: true,
     superviseIntervalSeconds: 1,
     now: opts.now,
@@ -278,6 +284,88 @@ describe('job queue', () => {
     expect(job.failures).toMatchObject([
       { reason: 'attempts', error: { message: expect.stringMatching(/did not finish within 900 ms/) } },
     ]);
+  });
+
+  it('an idle worker looks for jobs about once a poll interval however many slots it has', async () => {
+    const name = uniqueName('idle');
+    const job = scripted(name, () => ({ status: 'done' }));
+    // Every fetch of a slot, counted on the way to the database (pg-boss sends it with its values
+    // written in, as a script).
+    let fetches = 0;
+    const counted: FreshDatabase['db'] = Object.create(fresh.db);
+    counted.script = (text) => {
+      if (/WITH\s+next AS/.test(text) && text.includes(name)) fetches++;
+      return fresh.db.script(text);
+    };
+    await startQueue([job.def], { db: counted, concurrency: 4 });
+    await new Promise((r) => setTimeout(r, 3000));
+    // The first slot every 500 ms (7 in 3 s), the three others every 2.5 s (2 each): 13, with
+    // room for a late timer. Four slots each on its own 500 ms poll make 24 to 28.
+    expect(fetches).toBeGreaterThan(0);
+    expect(fetches).toBeLessThanOrEqual(16);
+  });
+
+  it('a backlog runs on every slot, not only the one that found it', async () => {
+    const name = uniqueName('backlog');
+    let running = 0;
+    let most = 0;
+    let openGate: () => void = () => {};
+    const gate = new Promise<void>((r) => (openGate = r));
+    const def: JobDefinition<{ n?: number }> = {
+      name,
+      policy: POLICY,
+      async run() {
+        most = Math.max(most, ++running);
+        // More runs at once than one slot's batch (8): another slot has taken its share.
+        if (running > 8) openGate();
+        await gate;
+        running--;
+        return { status: 'done' };
+      },
+    };
+    const queue = await startQueue([def as JobDefinition<never>], { work: false });
+    const ids = await fresh.db.transaction(async (tx) => {
+      const made: string[] = [];
+      for (let i = 0; i < 40; i++) made.push(await queue.enqueue(tx, name, { n: i }));
+      return made;
+    });
+    await queue.work({ concurrency: 4 });
+    const completed = async () =>
+      (
+        await fresh.db.query<{ n: number }>(
+          `select count(*)::int as n from pgboss.job where name = $1 and state = 'completed'`,
+          [name],
+        )
+      )[0]?.n === ids.length;
+    await until(completed);
+    expect(most).toBeGreaterThan(8);
+  });
+
+  it('a job this process wakes while its first slot is busy runs on another slot at once', async () => {
+    const name = uniqueName('wake');
+    const started: number[] = [];
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const def: JobDefinition<{ n: number }> = {
+      name,
+      policy: POLICY,
+      async run(job) {
+        started.push(job.data.n);
+        // The first job holds its slot until the second has started beside it.
+        if (job.data.n === 1) await held;
+        else release();
+        return { status: 'done' };
+      },
+    };
+    // Polls a minute apart: only the wake can bring the second job in while the first runs.
+    const queue = await startQueue([def as JobDefinition<never>], { concurrency: 2, pollIntervalMs: 60_000 });
+    await fresh.db.transaction((tx) => queue.enqueue(tx, name, { n: 1 }));
+    queue.wake(name);
+    await until(() => started.length === 1);
+    await fresh.db.transaction((tx) => queue.enqueue(tx, name, { n: 2 }));
+    queue.wake(name);
+    await until(() => started.length === 2);
+    expect(started).toEqual([1, 2]);
   });
 
   it.skipIf(!onPostgres())(

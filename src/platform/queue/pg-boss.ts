@@ -32,6 +32,12 @@ export type QueueOptions = {
 /** Due jobs a worker slot takes at once (see work). */
 const BATCH = 8;
 
+/**
+ * How many times less often a queue's other slots look for jobs on their own than its first one
+ * (see work): they are woken when there is work for them, and their own polls are a backstop.
+ */
+const SPARE_POLL_FACTOR = 5;
+
 /** The queues working in this process: what abandonRunsInFlight reaches. */
 const working = new Set<Queue>();
 
@@ -80,8 +86,16 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
   const inserts = new Map<string, CapturedInsert>();
   let started = false;
   let stopping = false;
-  /** This process's pg-boss workers per job name (`wake` skips their poll wait). */
-  const workers = new Map<string, string[]>();
+  /** This process's slots per job name: pg-boss worker ids, and which are running a batch. */
+  const slots = new Map<string, { ids: string[]; busy: boolean[] }>();
+  /** Wakes the queue's first slot not running a batch (or its first, which looks again after it). */
+  const wakeIdle = (name: string) => {
+    const s = slots.get(name);
+    if (!s) return;
+    const idle = s.busy.indexOf(false);
+    const id = s.ids[idle < 0 ? 0 : idle];
+    if (id) boss.notifyWorker(id);
+  };
   const inFlight = runsInFlight();
   const fail = (name: string, runs: Run[], output: object) => boss.fail(name, runs, output);
   const sweeps = sweeper(
@@ -191,42 +205,58 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
       if (started || stopping) return; // another call got here first, or the queue is stopping
       started = true;
       working.add(queue);
+      // A queue's slots are separate pg-boss workers: the first looks for due jobs every poll
+      // interval, the others SPARE_POLL_FACTOR times less often on their own, and are woken when
+      // there is work for them: a wake of this process goes to an idle slot, and a slot that took
+      // a full batch (more may be due) wakes another. An idle worker's polls are then about one
+      // per queue, not one per slot, and a backlog still spreads over every slot.
       for (const def of definitions.values()) {
-        const id = await boss.work(
-          def.name,
-          {
-            includeMetadata: true,
-            pollingIntervalSeconds: opts.pollIntervalMs / 1000,
-            localConcurrency: Math.min(def.slots ?? Number.POSITIVE_INFINITY, wo.concurrency ?? 1),
-            // A slot takes up to BATCH due jobs at a time, runs them side by side, settles each on
-            // its own (perJobResults), and fetches again at once while batches come back full: a
-            // backlog drains at the jobs' own speed, not one job per poll interval and slot.
-            batchSize: BATCH,
-            burstWhenBatchFull: true,
-            perJobResults: true,
-          },
-          (jobs: JobWithMetadata<unknown>[]) =>
-            Promise.all(
-              jobs.map(async (raw) => {
-                const run = { name: def.name, id: raw.id, retryCount: raw.retryCount };
-                try {
-                  await inFlight.track(run, () => runOne(def, raw));
-                  return { id: raw.id, status: 'completed' as const };
-                } catch (error) {
-                  // Failed: pg-boss retries it with the job's backoff (see retryOptions).
-                  return { id: raw.id, status: 'failed' as const, output: describe(error) };
-                }
-              }),
-            ),
-        );
-        workers.set(def.name, [...(workers.get(def.name) ?? []), id]);
+        const count = Math.min(def.slots ?? Number.POSITIVE_INFINITY, wo.concurrency ?? 1);
+        const s = { ids: [] as string[], busy: [] as boolean[] };
+        slots.set(def.name, s);
+        for (let slot = 0; slot < count; slot++) {
+          s.busy.push(false);
+          const pollMs = slot === 0 ? opts.pollIntervalMs : opts.pollIntervalMs * SPARE_POLL_FACTOR;
+          const id = await boss.work(
+            def.name,
+            {
+              includeMetadata: true,
+              pollingIntervalSeconds: pollMs / 1000,
+              // A slot takes up to BATCH due jobs at a time, runs them side by side, settles each on
+              // its own (perJobResults), and fetches again at once while batches come back full: a
+              // backlog drains at the jobs' own speed, not one job per poll interval and slot.
+              batchSize: BATCH,
+              burstWhenBatchFull: true,
+              perJobResults: true,
+            },
+            async (jobs: JobWithMetadata<unknown>[]) => {
+              s.busy[slot] = true;
+              if (jobs.length >= BATCH) wakeIdle(def.name);
+              try {
+                return await Promise.all(
+                  jobs.map(async (raw) => {
+                    const run = { name: def.name, id: raw.id, retryCount: raw.retryCount };
+                    try {
+                      await inFlight.track(run, () => runOne(def, raw));
+                      return { id: raw.id, status: 'completed' as const };
+                    } catch (error) {
+                      // Failed: pg-boss retries it with the job's backoff (see retryOptions).
+                      return { id: raw.id, status: 'failed' as const, output: describe(error) };
+                    }
+                  }),
+                );
+              } finally {
+                s.busy[slot] = false;
+              }
+            },
+          );
+          s.ids.push(id);
+        }
       }
       // Once now (what a crash loop or a long outage left behind), then on a timer.
       sweeps.start(opts.sweepIntervalSeconds ?? 60);
     },
-    wake(name) {
-      for (const id of workers.get(name) ?? []) boss.notifyWorker(id);
-    },
+    wake: wakeIdle,
     sweep: () => sweeps.now(),
     async abandon(error) {
       const { runs, culprit } = inFlight.take(); // before any await: see take

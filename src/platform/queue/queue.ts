@@ -65,9 +65,9 @@ export type JobDefinition<T = unknown> = {
   unsettled?: string;
   /**
    * How many of a worker's slots take this job (at most the worker's concurrency; by default all
-   * of them). Each slot polls its queue on its own, so an idle worker's statements grow with slots
-   * × queues: a job that comes a few times a day takes one slot (which still runs a batch of due
-   * jobs side by side), and leaves PostgreSQL's time to the queues that are busy.
+   * of them). The first slot polls every interval and the others five times less often (they are
+   * woken when there is work, pg-boss.ts): a job that comes a few times a day takes one slot (which
+   * still runs a batch of due jobs side by side) and spares PostgreSQL even those polls.
    */
   slots?: number;
 };
