@@ -117,8 +117,8 @@ export interface Queue {
    */
   complete(name: string, id: string, tx?: Queryable): Promise<void>;
   /**
-   * Jobs of `name` were just committed: this process's workers of it fetch now instead of at their
-   * next poll (nothing when this process does not work).
+   * Jobs of `name` were just committed: one of this process's slots of it not running a batch
+   * fetches now instead of at its next poll (nothing when this process does not work).
    */
   wake(name: string): void;
   /** Starts running every registered job in this process; `concurrency` runs per job name. */
