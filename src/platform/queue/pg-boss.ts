@@ -96,6 +96,17 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
     const id = s.ids[idle < 0 ? 0 : idle];
     if (id) boss.notifyWorker(id);
   };
+  /**
+   * A slot took a full batch, so more jobs may be due: every slot not running a batch looks now.
+   * Not only the first of them, which may be one already fetching: the others would then wait
+   * for their own poll, and a backlog would run on fewer slots than it has.
+   */
+  const wakeAllIdle = (name: string) => {
+    const s = slots.get(name);
+    s?.ids.forEach((id, i) => {
+      if (!s.busy[i]) boss.notifyWorker(id);
+    });
+  };
   const inFlight = runsInFlight();
   const fail = (name: string, runs: Run[], output: object) => boss.fail(name, runs, output);
   const sweeps = sweeper(
@@ -208,7 +219,7 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
       // A queue's slots are separate pg-boss workers: the first looks for due jobs every poll
       // interval, the others SPARE_POLL_FACTOR times less often on their own, and are woken when
       // there is work for them: a wake of this process goes to an idle slot, and a slot that took
-      // a full batch (more may be due) wakes another. An idle worker's polls are then about one
+      // a full batch (more may be due) wakes the others. An idle worker's polls are then about one
       // per queue, not one per slot, and a backlog still spreads over every slot.
       for (const def of definitions.values()) {
         const count = Math.min(def.slots ?? Number.POSITIVE_INFINITY, wo.concurrency ?? 1);
@@ -231,7 +242,7 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
             },
             async (jobs: JobWithMetadata<unknown>[]) => {
               s.busy[slot] = true;
-              if (jobs.length >= BATCH) wakeIdle(def.name);
+              if (jobs.length >= BATCH) wakeAllIdle(def.name);
               try {
                 return await Promise.all(
                   jobs.map(async (raw) => {
