@@ -38,6 +38,9 @@ const BATCH = 8;
  */
 const SPARE_POLL_FACTOR = 5;
 
+/** A job name's slots in this process: their pg-boss worker ids, and which run a batch now. */
+type Slots = { ids: string[]; busy: boolean[] };
+
 /** The queues working in this process: what abandonRunsInFlight reaches. */
 const working = new Set<Queue>();
 
@@ -86,8 +89,8 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
   const inserts = new Map<string, CapturedInsert>();
   let started = false;
   let stopping = false;
-  /** This process's slots per job name: pg-boss worker ids, and which are running a batch. */
-  const slots = new Map<string, { ids: string[]; busy: boolean[] }>();
+  /** This process's slots per job name. */
+  const slots = new Map<string, Slots>();
   /** Wakes the queue's first slot not running a batch (or its first, which looks again after it). */
   const wakeIdle = (name: string) => {
     const s = slots.get(name);
@@ -154,6 +157,29 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
     // and the job gives up again on the next one.
     await def.onFailed?.(job, next.failure);
   }
+
+  /** A slot's handler: its batch's jobs side by side, each settled on its own (perJobResults). */
+  const runBatch =
+    (def: JobDefinition<unknown>, s: Slots, slot: number) => async (jobs: JobWithMetadata<unknown>[]) => {
+      s.busy[slot] = true;
+      if (jobs.length >= BATCH) wakeAllIdle(def.name);
+      try {
+        return await Promise.all(
+          jobs.map(async (raw) => {
+            const run = { name: def.name, id: raw.id, retryCount: raw.retryCount };
+            try {
+              await inFlight.track(run, () => runOne(def, raw));
+              return { id: raw.id, status: 'completed' as const };
+            } catch (error) {
+              // Failed: pg-boss retries it with the job's backoff (see retryOptions).
+              return { id: raw.id, status: 'failed' as const, output: describe(error) };
+            }
+          }),
+        );
+      } finally {
+        s.busy[slot] = false;
+      }
+    };
 
   const queue: Queue = {
     async register(defs) {
@@ -223,7 +249,7 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
       // per queue, not one per slot, and a backlog still spreads over every slot.
       for (const def of definitions.values()) {
         const count = Math.min(def.slots ?? Number.POSITIVE_INFINITY, wo.concurrency ?? 1);
-        const s = { ids: [] as string[], busy: [] as boolean[] };
+        const s: Slots = { ids: [], busy: [] };
         slots.set(def.name, s);
         for (let slot = 0; slot < count; slot++) {
           s.busy.push(false);
@@ -240,26 +266,7 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
               burstWhenBatchFull: true,
               perJobResults: true,
             },
-            async (jobs: JobWithMetadata<unknown>[]) => {
-              s.busy[slot] = true;
-              if (jobs.length >= BATCH) wakeAllIdle(def.name);
-              try {
-                return await Promise.all(
-                  jobs.map(async (raw) => {
-                    const run = { name: def.name, id: raw.id, retryCount: raw.retryCount };
-                    try {
-                      await inFlight.track(run, () => runOne(def, raw));
-                      return { id: raw.id, status: 'completed' as const };
-                    } catch (error) {
-                      // Failed: pg-boss retries it with the job's backoff (see retryOptions).
-                      return { id: raw.id, status: 'failed' as const, output: describe(error) };
-                    }
-                  }),
-                );
-              } finally {
-                s.busy[slot] = false;
-              }
-            },
+            runBatch(def, s, slot),
           );
           s.ids.push(id);
         }
