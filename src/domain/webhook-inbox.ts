@@ -32,7 +32,8 @@ const TAKE = `select i.id::text as id, i.payload from app.webhook_inbox i
 
 /**
  * Whether there is anything to take: one autocommit statement, where a batch's transaction is
- * three round trips. The router polls an empty inbox several times a second in every worker.
+ * three round trips. The router polls an empty inbox several times a second in every worker;
+ * after a batch that took rows it goes straight to the next.
  */
 const ANY = 'select exists (select from app.webhook_inbox) as any';
 
@@ -98,7 +99,14 @@ export type RoutedBatch = {
   unreadable: number;
 };
 
-const NONE: RoutedBatch = { taken: 0, stored: 0, duplicates: 0, events: 0, unrouted: [], unreadable: 0 };
+const none = (): RoutedBatch => ({
+  taken: 0,
+  stored: 0,
+  duplicates: 0,
+  events: 0,
+  unrouted: [],
+  unreadable: 0,
+});
 
 type Found = { routed: number[]; bodies: number; stored: number; events: number };
 
@@ -108,20 +116,25 @@ type Found = { routed: number[]; bodies: number; stored: number; events: number 
  */
 export function webhookInboxRouter(db: Database, queue: Queue, batch = INBOX_BATCH) {
   let sql: string | undefined; // built at the first batch: the queue is registered by then
+  let took = false; // the last batch took rows: under load the look would only cost a round trip
   return {
     async route(): Promise<RoutedBatch> {
       sql ??= routeBatch(queue.keyedJobsSql(PROCESS_WEBHOOK_EVENT, EVENT_JOBS));
       const text = sql;
-      const [peek] = await db.query<{ any: boolean }>(ANY, [], { prepare: true });
-      if (!peek?.any) return NONE;
-      return db.transaction((tx) => routeTaken(tx, text, batch));
+      if (!took) {
+        const [peek] = await db.query<{ any: boolean }>(ANY, [], { prepare: true });
+        if (!peek?.any) return none();
+      }
+      const routed = await db.transaction((tx) => routeTaken(tx, text, batch));
+      took = routed.taken > 0;
+      return routed;
     },
   };
 }
 
 async function routeTaken(tx: Queryable, sql: string, batch: number): Promise<RoutedBatch> {
   const rows = await tx.query<{ id: string; payload: string }>(TAKE, [batch]);
-  if (rows.length === 0) return NONE;
+  if (rows.length === 0) return none();
   const topics: [string[], string[]] = [[], []];
   const routes: [string[], string[], string[]] = [[], [], []];
   const named: MetaRoute[] = [];
