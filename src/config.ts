@@ -178,6 +178,9 @@ const schema = z.object({
   // Open websockets from one client address (an IPv6 /64) in one API process: the anon key is
   // public, so sockets cost nothing to open without it.
   REALTIME_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(100),
+  // How long an API process keeps its LISTEN svc_realtime after its last channel left (it holds
+  // one only while it has a channel: docs/decisions.md, "LISTEN only with a channel").
+  REALTIME_LISTEN_LINGER_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   // Failed sign-ins per account from one client address before that address is locked out of
   // that account (LOGIN_MAX_FAILURES_PER_EMAIL is the ceiling across all addresses).
   LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP: int(10),
@@ -354,7 +357,12 @@ export type Config = {
   /** How long the MCP endpoint remembers that an agent key is live (src/domain/key-check.ts). */
   agentKeyRecheckSeconds: number;
   /** /realtime/v1's limits (src/realtime/connection.ts). */
-  realtime: { channelsPerSocket: number; channelsPerOrganization: number; socketsPerAddress: number };
+  realtime: {
+    channelsPerSocket: number;
+    channelsPerOrganization: number;
+    socketsPerAddress: number;
+    listenLingerMs: number;
+  };
   /** Failed sign-ins per (account, client address) before that address is locked out of the account. */
   loginPerEmailAndIp: { maxFailures: number; windowSeconds: number };
   /** Signing in with Meta to connect accounts (src/channels/meta-oauth.ts). */
@@ -610,6 +618,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       channelsPerSocket: e.REALTIME_CHANNELS_PER_SOCKET,
       channelsPerOrganization: e.REALTIME_CHANNELS_PER_ORGANIZATION,
       socketsPerAddress: e.REALTIME_SOCKETS_PER_ADDRESS,
+      listenLingerMs: e.REALTIME_LISTEN_LINGER_SECONDS * 1000,
     },
     loginPerEmailAndIp: {
       maxFailures: e.LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP,

@@ -53,6 +53,7 @@ type Channel = Joined & { timer?: NodeJS.Timeout; ack: boolean };
 const ANON: Principal = { kind: 'anon', claims: { role: 'anon' } };
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
+const UNHEARD = 'Changes cannot be heard right now; join again in a moment';
 const expiresAt = (p: Principal) => (typeof p.claims.exp === 'number' ? p.claims.exp * 1000 : Infinity);
 
 /**
@@ -117,6 +118,17 @@ export function serveConnection(ws: WebSocket, vsn: Vsn, d: ConnectionDeps) {
     return null;
   }
 
+  /** Adds the channel to the hub: false when this process cannot hear changes now. */
+  async function heard(ch: Channel): Promise<boolean> {
+    try {
+      await d.hub.add(ch);
+      return true;
+    } catch (err) {
+      d.log.warn({ err: { message: (err as Error).message } }, 'realtime could not listen');
+      return false;
+    }
+  }
+
   async function join(m: Message) {
     if (channels.has(m.topic)) drop(m.topic); // a rejoin replaces the channel, as Phoenix does
     if (channels.size >= d.limits.channelsPerSocket)
@@ -150,7 +162,12 @@ export function serveConnection(ws: WebSocket, vsn: Vsn, d: ConnectionDeps) {
       },
     };
     channels.set(m.topic, ch);
-    d.hub.add(ch);
+    // Confirmed only once this process hears what is committed from now on.
+    if (!(await heard(ch))) {
+      if (channels.get(m.topic) === ch) drop(m.topic);
+      return send(reply(m, 'error', { reason: UNHEARD }));
+    }
+    if (channels.get(m.topic) !== ch) return; // left or joined again meanwhile
     expireAt(ch);
     send(reply(m, 'ok', { postgres_changes: bound.bound }));
     if (bound.subs.length) system(m.topic, ch.joinRef, 'ok', 'Subscribed to PostgreSQL', 'postgres_changes');
@@ -174,7 +191,7 @@ export function serveConnection(ws: WebSocket, vsn: Vsn, d: ConnectionDeps) {
       d.hub.remove(ch);
       ch.org = org;
       ch.principal = principal;
-      d.hub.add(ch);
+      if (!(await heard(ch))) return ch.close(UNHEARD);
     }
     ch.principal = principal;
     expireAt(ch);

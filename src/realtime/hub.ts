@@ -36,9 +36,58 @@ type BroadcastNotice = { org: string; topic: string; event: string; payload: unk
  * are handled one after another, so a channel sees them in commit order. Broadcasts travel
  * through NOTIFY too, so a channel hears those sent on another process.
  */
-export function createHub(deps: { db: Database; schema: SchemaCache; tables: Set<string>; log: Logger }) {
+export function createHub(deps: {
+  db: Database;
+  schema: SchemaCache;
+  tables: Set<string>;
+  log: Logger;
+  /** How long the LISTEN outlives the last channel (a page reload leaves and joins again). */
+  lingerMs: number;
+}) {
   const byOrg = new Map<string, Set<Joined>>();
   let queue: Promise<void> = Promise.resolve();
+  // The LISTEN is held only while a channel here is in an organization (docs/decisions.md,
+  // "LISTEN only with a channel"): every write of an offered table, any tenant's, notifies every
+  // listening process, and one with no channel woke for each only to drop it.
+  let listening: Promise<() => Promise<void>> | undefined;
+  let linger: NodeJS.Timeout | undefined;
+
+  /** Resolves once this process hears svc_realtime (at once when it already does). */
+  function hear(): Promise<unknown> {
+    clearTimeout(linger);
+    if (!listening) {
+      const started = deps.db.listen(REALTIME_CHANNEL, onNotice);
+      listening = started;
+      started.catch(() => {
+        if (listening === started) listening = undefined; // the next join tries again
+      });
+    }
+    return listening;
+  }
+
+  function stopHearing() {
+    const held = listening;
+    listening = undefined;
+    return held?.then((stop) => stop()).catch(() => {});
+  }
+
+  /**
+   * A NOTIFY of svc_realtime, by its `kind`. None (notices may have been lost while the LISTEN
+   * connection was away): every channel's access is checked again; lost changes stay lost.
+   */
+  function onNotice(payload?: string) {
+    if (byOrg.size === 0) return; // the last channel left; the LISTEN lingers
+    if (payload === undefined) return void recheck(() => true);
+    let notice: Record<string, unknown>;
+    try {
+      notice = JSON.parse(payload);
+    } catch {
+      return;
+    }
+    if (notice.kind === 'change') onChange(notice);
+    else if (notice.kind === 'access') onAccess(notice);
+    else if (notice.kind === 'broadcast') onBroadcast(notice as BroadcastNotice);
+  }
 
   async function deliver(change: Change) {
     const channels = byOrg.get(change.org);
@@ -130,40 +179,30 @@ export function createHub(deps: { db: Database; schema: SchemaCache; tables: Set
   }
 
   return {
-    add(ch: Joined) {
+    /** Resolves once the channel will hear what is committed from then on; rejects when it cannot. */
+    async add(ch: Joined) {
       if (!ch.org) return;
       const set = byOrg.get(ch.org) ?? new Set();
       byOrg.set(ch.org, set);
       set.add(ch);
+      await hear();
     },
     remove(ch: Joined) {
       if (!ch.org) return;
       const set = byOrg.get(ch.org);
       set?.delete(ch);
       if (set?.size === 0) byOrg.delete(ch.org);
+      if (byOrg.size > 0 || !listening) return;
+      clearTimeout(linger);
+      linger = setTimeout(() => byOrg.size === 0 && stopHearing(), deps.lingerMs);
+      linger.unref();
+    },
+    async close() {
+      clearTimeout(linger);
+      await stopHearing();
     },
     /** Channels joined in `org` in this process (the per-organization limit). */
     count: (org: string) => byOrg.get(org)?.size ?? 0,
-    /**
-     * A NOTIFY of svc_realtime, by its `kind`. None (notices may have been lost while the LISTEN
-     * connection was away): every channel's access is checked again; lost changes stay lost.
-     */
-    onNotice(payload?: string) {
-      // Every notice concerns channels of this process, and most API processes have none: every
-      // insert of a realtime table announces itself, and parsing each notice to find nothing
-      // cost ~14 µs a write (docs/performance.md, "Inserts: the realtime notice, …").
-      if (byOrg.size === 0) return;
-      if (payload === undefined) return void recheck(() => true);
-      let notice: Record<string, unknown>;
-      try {
-        notice = JSON.parse(payload);
-      } catch {
-        return;
-      }
-      if (notice.kind === 'change') onChange(notice);
-      else if (notice.kind === 'access') onAccess(notice);
-      else if (notice.kind === 'broadcast') onBroadcast(notice as BroadcastNotice);
-    },
     /** An agent key revoked (svc_agent_key_revoked, its id): that agent's channels are checked. */
     onKeyRevoked(payload?: string) {
       void recheck((ch) =>

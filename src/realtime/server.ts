@@ -5,7 +5,7 @@ import { checkApiKey } from '../platform/http/authenticate.ts';
 import { addressKey, clientIp, trustedProxies } from '../platform/http/client-ip.ts';
 import type { Services } from '../services.ts';
 import { type RealtimeLimits, serveConnection } from './connection.ts';
-import { createHub, REALTIME_CHANNEL } from './hub.ts';
+import { createHub } from './hub.ts';
 import type { Vsn } from './protocol.ts';
 import { realtimeTables } from './tables.ts';
 
@@ -29,13 +29,19 @@ const REFUSALS = {
  * /realtime/v1/websocket: the websocket `@supabase/realtime-js` opens (docs/realtime.md). The
  * upgrade needs the anon (or service) key in `apikey`, as the gateway asks of every request;
  * each channel then joins with its own access token (connection.ts). Changes, membership ends
- * and broadcasts arrive by one LISTEN per process (hub.ts).
+ * and broadcasts arrive by one LISTEN per process, held while it has a channel (hub.ts).
  */
 export async function startRealtime(s: Services, limits: RealtimeLimits) {
   const tables = await realtimeTables(s.db);
-  const hub = createHub({ db: s.db, schema: s.schema, tables, log: s.log });
-  // Agent key revocations are heard by main.ts's listener, which hands them to hub.onKeyRevoked.
-  const stopListening = await s.db.listen(REALTIME_CHANNEL, (payload) => hub.onNotice(payload));
+  const hub = createHub({
+    db: s.db,
+    schema: s.schema,
+    tables,
+    log: s.log,
+    lingerMs: s.config.realtime.listenLingerMs,
+  });
+  // The hub LISTENs while it has a channel; agent key revocations are heard by main.ts's
+  // listener, which hands them to hub.onKeyRevoked.
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   const lastSeen = new Map<WebSocket, number>();
   const perAddress = new Map<string, number>();
@@ -117,7 +123,7 @@ export async function startRealtime(s: Services, limits: RealtimeLimits) {
       await Promise.all(closed);
       clearTimeout(cut);
       wss.close();
-      await stopListening();
+      await hub.close();
     },
   };
 }
