@@ -3,6 +3,7 @@ import type { Logger } from '../platform/log.ts';
 import type { SchemaCache } from '../rest/schema-cache.ts';
 import { type Change, mayRead, parseChange, readFor, type Subscription, wants } from './changes.ts';
 import type { Message } from './protocol.ts';
+import { realtimeInterest } from './interest.ts';
 import { changeColumns, offered } from './tables.ts';
 
 /** A channel joined on one socket of this process: who it acts for and what it listens to. */
@@ -51,6 +52,12 @@ export function createHub(deps: {
   // listening process, and one with no channel woke for each only to drop it.
   let listening: Promise<() => Promise<void>> | undefined;
   let linger: NodeJS.Timeout | undefined;
+  // And writes notify only in organizations some process has a channel in (interest.ts).
+  const interest = realtimeInterest(
+    deps.db,
+    () => byOrg.keys(),
+    (err) => deps.log.warn({ err: { message: (err as Error).message } }, 'realtime interest not refreshed'),
+  );
 
   /** Resolves once this process hears svc_realtime (at once when it already does). */
   function hear(): Promise<unknown> {
@@ -185,7 +192,7 @@ export function createHub(deps: {
       const set = byOrg.get(ch.org) ?? new Set();
       byOrg.set(ch.org, set);
       set.add(ch);
-      await hear();
+      await Promise.all([hear(), interest.want(ch.org)]);
     },
     remove(ch: Joined) {
       if (!ch.org) return;
@@ -199,7 +206,7 @@ export function createHub(deps: {
     },
     async close() {
       clearTimeout(linger);
-      await stopHearing();
+      await Promise.all([stopHearing(), interest.close()]);
     },
     /** Channels joined in `org` in this process (the per-organization limit). */
     count: (org: string) => byOrg.get(org)?.size ?? 0,

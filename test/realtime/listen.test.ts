@@ -1,12 +1,13 @@
-// An API process LISTENs for realtime's notices only while it has a channel (docs/decisions.md,
-// "LISTEN only with a channel"): every write of an offered table notifies every listening process,
-// so one serving no subscriber must not hold the connection or wake for each write. A channel
-// joined hears from its confirmation on; after the last one leaves (and the linger, 0 here) the
-// LISTEN goes, and a later join brings it back.
+// Realtime's notices follow the channels (docs/decisions.md, "LISTEN only with a channel" and
+// "Notices only where someone listens"): an API process LISTENs only while it has a channel, so
+// one serving no subscriber neither holds the connection nor wakes for each write; and a write
+// notifies only in an organization some process has a channel in, since PostgreSQL serializes
+// every notifying commit of the cluster. A channel joined hears from its confirmation on; after
+// the last one leaves (and the linger, 0 here) the LISTEN goes, and a later join brings it back.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres } from '../helpers/db.ts';
-import { type Session, signUp } from '../helpers/http.ts';
+import { orgOf, type Session, signUp } from '../helpers/http.ts';
 import { eventually } from '../helpers/send.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { clientFor, subscribe } from './subscriber.ts';
@@ -22,10 +23,16 @@ afterAll(async () => {
   await svc?.stop();
 });
 
-/** Connections to the service's database whose last statement was its realtime LISTEN. */
-async function listeners(): Promise<number> {
+/** A plain connection to the service's database (PostgreSQL). */
+async function connect() {
   const c = new pg.Client({ connectionString: svc.databaseUrl });
   await c.connect();
+  return c;
+}
+
+/** Connections to the service's database whose last statement was its realtime LISTEN. */
+async function listeners(): Promise<number> {
+  const c = await connect();
   try {
     const { rows } = await c.query(
       `select count(*)::int as n from pg_stat_activity
@@ -68,5 +75,58 @@ describe('the realtime LISTEN follows the channels', () => {
     await insert(client, 'After');
     expect((await again.next()).new).toMatchObject({ first_name: 'After' });
     await client.removeAllChannels();
+  });
+
+  it.runIf(onPostgres())('a write notifies only in an organization someone has a channel in', async () => {
+    const quiet = await signUp(svc, 'Nobody Subscribed');
+    const heard = await signUp(svc, 'Someone Subscribed');
+    const c = await connect();
+    const notices: { org: string }[] = [];
+    c.on('notification', (n) => notices.push(JSON.parse(n.payload ?? '{}')));
+    await c.query('listen svc_realtime');
+    // A process that died with a channel in `quiet` left a row that has expired.
+    await c.query(
+      `insert into app.realtime_interest (organization_id, process, until)
+       values ($1, gen_random_uuid(), now() - interval '1 second')`,
+      [orgOf(quiet)],
+    );
+    try {
+      const listener = clientFor(svc, heard.access_token);
+      const sub = await subscribe(listener, { table: 'contacts', event: 'INSERT' });
+      await insert(clientFor(svc, quiet.access_token), 'Unheard');
+      await insert(listener, 'Heard');
+      expect((await sub.next()).new).toMatchObject({ first_name: 'Heard' });
+      // Notices arrive in commit order: had the first write notified, its notice would be first.
+      const first = await eventually(() => notices[0]);
+      expect(first).toMatchObject({ kind: 'change', org: orgOf(heard) });
+      expect(notices.some((n) => n.org === orgOf(quiet))).toBe(false);
+      await listener.removeAllChannels();
+    } finally {
+      await c.end();
+    }
+  });
+});
+
+describe.runIf(onPostgres())('a stopped process', () => {
+  it('takes its organizations out of the notices', async () => {
+    const other = await startTestService({}, { databaseUrl: svc.databaseUrl, dataDir: svc.dataDir });
+    const session = await signUp(other, 'Leaving Shop');
+    const client = clientFor(other, session.access_token);
+    await subscribe(client, { table: 'contacts', event: 'INSERT' });
+    const c = await connect();
+    const live = async () =>
+      (
+        await c.query('select count(*)::int as n from app.realtime_interest where organization_id = $1', [
+          orgOf(session),
+        ])
+      ).rows[0].n;
+    try {
+      expect(await live()).toBe(1);
+      await client.removeAllChannels();
+      await other.stop();
+      expect(await live()).toBe(0);
+    } finally {
+      await c.end();
+    }
   });
 });
