@@ -65,7 +65,8 @@ async function addAgentsItem(billing: BillingConfig, sub: SubscriptionState): Pr
 export function billingGraceEndJob(deps: JobDeps): JobDefinition<GraceEndJob> {
   return {
     name: BILLING_GRACE_END,
-    slots: 1, // a few runs a day: one slot polls (JobDefinition.slots)
+    slots: 1, // a few runs a day: one slot, polling rarely (JobDefinition.slots, rare)
+    rare: true,
     policy: webhookPolicy(deps.config),
     async run(job) {
       const billing = deps.config.billing;

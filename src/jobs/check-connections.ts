@@ -159,7 +159,8 @@ async function inParallel<T>(items: T[], concurrency: number, fn: (item: T) => P
 export function checkConnectionsJob(deps: JobDeps): JobDefinition<CheckJob> {
   return {
     name: CHECK_JOB,
-    slots: 1, // a few runs a day: one slot polls (JobDefinition.slots)
+    slots: 1, // a few runs a day: one slot, polling rarely (JobDefinition.slots, rare)
+    rare: true,
     policy,
     async run(job) {
       const daily = 'day' in job.data;

@@ -41,7 +41,8 @@ export async function scheduleNextPurge(deps: Pick<JobDeps, 'config' | 'db' | 'n
 export function purgeExpiredJob(deps: JobDeps): JobDefinition<PurgeJob> {
   return {
     name: PURGE_JOB,
-    slots: 1, // a few runs a day: one slot polls (JobDefinition.slots)
+    slots: 1, // a few runs a day: one slot, polling rarely (JobDefinition.slots, rare)
+    rare: true,
     policy,
     async run(job) {
       if (!deps.storage)

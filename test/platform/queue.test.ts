@@ -97,14 +97,15 @@ function scripted(
 }
 
 /** The database with every fetch of the named job's slots counted (pg-boss sends it as a script). */
-function countingFetches(name: string) {
-  let fetches = 0;
+function countingFetches(...names: string[]) {
+  const fetches = new Map(names.map((n) => [n, 0]));
   const db: FreshDatabase['db'] = Object.create(fresh.db);
   db.script = (text) => {
-    if (/WITH\s+next AS/.test(text) && text.includes(name)) fetches++;
+    if (/WITH\s+next AS/.test(text))
+      for (const n of names) if (text.includes(n)) fetches.set(n, (fetches.get(n) ?? 0) + 1);
     return fresh.db.script(text);
   };
-  return { db, fetches: () => fetches };
+  return { db, fetches: (name = names[0] as string) => fetches.get(name) ?? 0 };
 }
 
 describe('job queue', () => {
@@ -307,6 +308,25 @@ describe('job queue', () => {
     // room for a late timer. Four slots each on its own 500 ms poll make 24 to 28.
     expect(fetches()).toBeGreaterThan(0);
     expect(fetches()).toBeLessThanOrEqual(16);
+  });
+
+  it('a rare job polls five times less often, and its due runs still run', async () => {
+    const often = uniqueName('often');
+    const rare = uniqueName('rare');
+    const oftenJob = scripted(often, () => ({ status: 'done' }));
+    const rareJob = scripted(rare, () => ({ status: 'done' }));
+    const { db, fetches } = countingFetches(often, rare);
+    const queue = await startQueue([oftenJob.def, { ...rareJob.def, slots: 1, rare: true }], {
+      db,
+      concurrency: 1,
+    });
+    await new Promise((r) => setTimeout(r, 3000));
+    // 500 ms against 2.5 s: 7 fetches in 3 s against 2, with room for a late timer.
+    expect(fetches(often)).toBeGreaterThanOrEqual(5);
+    expect(fetches(rare)).toBeLessThanOrEqual(2);
+    const id = await fresh.db.transaction((tx) => queue.enqueue(tx, rare, {}));
+    await until(async () => (await jobState(id))?.state === 'completed');
+    expect(rareJob.runs).toEqual([1]);
   });
 
   it('a backlog runs on every slot, not only the one that found it', async () => {

@@ -253,7 +253,8 @@ export async function openQueue(db: Database, opts: QueueOptions): Promise<Queue
         slots.set(def.name, s);
         for (let slot = 0; slot < count; slot++) {
           s.busy.push(false);
-          const pollMs = slot === 0 ? opts.pollIntervalMs : opts.pollIntervalMs * SPARE_POLL_FACTOR;
+          const spare = slot > 0 || def.rare === true;
+          const pollMs = spare ? opts.pollIntervalMs * SPARE_POLL_FACTOR : opts.pollIntervalMs;
           const id = await boss.work(
             def.name,
             {

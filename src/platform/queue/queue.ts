@@ -70,6 +70,12 @@ export type JobDefinition<T = unknown> = {
    * still runs a batch of due jobs side by side) and spares PostgreSQL even those polls.
    */
   slots?: number;
+  /**
+   * Due a few times a day and never waited on by a person: its slots all poll five times less
+   * often than the interval (a run is found within 5 × WORKER_POLL_MS of its due time), so an
+   * idle worker spends its polls on the jobs people wait for.
+   */
+  rare?: boolean;
 };
 
 export type EnqueueOptions = {
