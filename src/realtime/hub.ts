@@ -2,8 +2,8 @@ import type { Database, Principal } from '../platform/db/database.ts';
 import type { Logger } from '../platform/log.ts';
 import type { SchemaCache } from '../rest/schema-cache.ts';
 import { type Change, mayRead, parseChange, readFor, type Subscription, wants } from './changes.ts';
-import type { Message } from './protocol.ts';
 import { realtimeInterest } from './interest.ts';
+import type { Message } from './protocol.ts';
 import { changeColumns, offered } from './tables.ts';
 
 /** A channel joined on one socket of this process: who it acts for and what it listens to. */
